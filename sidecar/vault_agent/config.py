@@ -1,0 +1,122 @@
+"""One settings model for the sidecar and the CLI: vault, store, LLM profile, limits.
+
+Values come from (highest first) explicit arguments, ``VAULT_AGENT_*`` environment variables
+(nested with ``__``, e.g. ``VAULT_AGENT_LLM__PROFILE=ollama``) and defaults. Index data and
+config live in the platform's user dirs, keyed by vault, never inside the vault.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import uuid
+from pathlib import Path
+from typing import Literal
+
+import platformdirs
+from pydantic import BaseModel, Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+APP_NAME = "vault-agent"
+
+LlmProfile = Literal["auto", "mistral", "ollama", "openai", "extractive"]
+
+
+class StoreSettings(BaseModel):
+    """Where the Qdrant index lives: in-process Edge (default) or a Qdrant server/cluster."""
+
+    url: str | None = Field(
+        default=None,
+        description="Qdrant server or cluster URL; unset means the embedded Qdrant Edge engine.",
+    )
+    api_key: SecretStr | None = Field(default=None, description="Qdrant API key (server mode).")
+    collection: str | None = Field(
+        default=None, description="Collection name; defaults to one per vault."
+    )
+    timeout_s: float = Field(default=10.0, gt=0, description="Server request timeout.")
+    path: Path | None = Field(
+        default=None, description="Edge shard folder; defaults to the user data dir."
+    )
+
+
+class LlmSettings(BaseModel):
+    """Which chat model answers; the agent loop never sees the choice."""
+
+    profile: LlmProfile = "auto"
+    model: str | None = Field(default=None, description="Model name; each profile has a default.")
+    base_url: str | None = Field(default=None, description="Server URL for ollama/openai/mistral.")
+    api_key: SecretStr | None = None
+    timeout_s: float = Field(default=60.0, gt=0)
+    max_retries: int = Field(default=3, ge=0)
+    max_turns: int = Field(default=5, ge=1, le=20)
+
+
+class IndexSettings(BaseModel):
+    """What gets indexed and how big a file may be."""
+
+    max_file_bytes: int = Field(default=5_000_000, gt=0)
+    embed_batch_size: int = Field(default=16, ge=1, le=256)
+    write_batch_chunks: int = Field(
+        default=64,
+        ge=1,
+        description="Chunks embedded and written together: keeps both cores busy while memory "
+        "stays flat however big the vault is.",
+    )
+    embed_threads: int | None = Field(default=None, description="ONNX threads; None = all cores.")
+    ignore: list[str] = Field(
+        default_factory=lambda: [".obsidian/**", ".trash/**", ".git/**", "node_modules/**"],
+        description="Glob patterns (vault-relative) that are never indexed.",
+    )
+
+
+class Settings(BaseSettings):
+    """Everything the sidecar needs to run against one vault."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="VAULT_AGENT_", env_nested_delimiter="__", extra="ignore"
+    )
+
+    vault: Path = Field(default_factory=Path.cwd)
+    data_dir: Path = Field(
+        default_factory=lambda: Path(platformdirs.user_data_dir(APP_NAME)),
+        description="Root for index data; each vault gets its own folder below it.",
+    )
+    config_dir: Path = Field(
+        default_factory=lambda: Path(platformdirs.user_config_dir(APP_NAME)),
+        description="Where the sidecar token is kept.",
+    )
+    store: StoreSettings = Field(default_factory=StoreSettings)
+    llm: LlmSettings = Field(default_factory=LlmSettings)
+    index: IndexSettings = Field(default_factory=IndexSettings)
+
+    @property
+    def vault_root(self) -> Path:
+        """The vault folder, absolute and with symlinks resolved."""
+        return self.vault.expanduser().resolve()
+
+    @property
+    def vault_id(self) -> uuid.UUID:
+        """A stable id for this vault: uuid5 of its absolute path."""
+        return uuid.uuid5(uuid.NAMESPACE_URL, self.vault_root.as_uri())
+
+    @property
+    def vault_slug(self) -> str:
+        """A readable, filesystem-safe, unique name for this vault's data folder."""
+        name = re.sub(r"[^A-Za-z0-9_-]+", "-", self.vault_root.name).strip("-") or "vault"
+        digest = hashlib.sha1(self.vault_root.as_uri().encode()).hexdigest()[:10]
+        return f"{name[:40]}-{digest}"
+
+    @property
+    def vault_data_dir(self) -> Path:
+        """This vault's folder under the user data dir."""
+        return self.data_dir / "vaults" / self.vault_slug
+
+    @property
+    def edge_path(self) -> Path:
+        """The Qdrant Edge shard folder for this vault."""
+        return self.store.path or self.vault_data_dir / "qdrant-edge"
+
+    @property
+    def collection_name(self) -> str:
+        """The Qdrant collection for this vault (server mode)."""
+        return self.store.collection or f"vault-agent-{self.vault_slug}"

@@ -1,0 +1,461 @@
+"""Keeps the store in step with the vault: full and incremental sync, watch mode, status.
+
+A sync compares the vault on disk with what the store holds (`Store.file_states`): files whose
+mtime and size are unchanged cost one `stat`; changed files are hashed, and only a changed hash
+is parsed, chunked and embedded. Each file's old points are deleted before its new ones are
+written, and every chunk records how many chunks its file has, so a sync interrupted at any
+point (Ctrl-C, kill -9) leaves files that the next sync sees as missing or incomplete and
+redoes: the index converges with no duplicate and no missing chunk.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterable
+from datetime import UTC, datetime
+from pathlib import Path, PurePosixPath
+from typing import Literal
+
+from pydantic import BaseModel, Field
+from watchfiles import Change, DefaultFilter, awatch
+
+from vault_agent.config import Settings
+from vault_agent.index.embedder import Embedder
+from vault_agent.index.link_cache import CachedNote, load_link_cache, save_link_cache
+from vault_agent.index.sparse import Bm25Encoder
+from vault_agent.index.store import (
+    ChunkPayload,
+    EmbeddedChunk,
+    FileState,
+    Store,
+    point_id,
+)
+from vault_agent.vault.chunker import Chunk, chunk_note
+from vault_agent.vault.files import (
+    VaultFile,
+    is_ignored,
+    is_note,
+    resolve_in_vault,
+    scan_vault,
+)
+from vault_agent.vault.graph import LinkGraph
+from vault_agent.vault.notes import Note, NoteError, parse_note
+
+log = logging.getLogger(__name__)
+
+FileState_ = Literal["indexed", "skipped", "failed"]
+
+
+class FileStatus(BaseModel):
+    """Why a file is (or is not) in the index."""
+
+    file: str
+    state: FileState_
+    reason: str | None = None
+    chunks: int = 0
+    warnings: list[str] = Field(default_factory=list)
+
+
+class IndexProgress(BaseModel):
+    """What the indexer is doing now, for progress bars and `GET /v1/index`."""
+
+    state: Literal["idle", "scanning", "indexing", "watching", "error"] = "idle"
+    files_total: int = 0
+    files_done: int = 0
+    chunks_done: int = 0
+    started_at: datetime | None = None
+    finished_at: datetime | None = None
+    last_error: str | None = None
+
+
+class SyncReport(BaseModel):
+    """The outcome of one sync."""
+
+    scanned: int = 0
+    unchanged: int = 0
+    indexed: int = 0
+    deleted: int = 0
+    skipped: int = 0
+    failed: int = 0
+    chunks: int = 0
+    seconds: float = 0.0
+
+
+ProgressCallback = Callable[[IndexProgress], None]
+
+
+class _Pending(BaseModel):
+    """A parsed note waiting in the current embedding batch."""
+
+    note: Note
+    chunks: list[Chunk]
+    mtime: float
+    size: int
+
+
+class Indexer:
+    """Indexes one vault into one store. Thread-safe: syncs are serialised by a lock."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        store: Store,
+        embedder: Embedder,
+        sparse: Bm25Encoder,
+        graph: LinkGraph | None = None,
+    ) -> None:
+        self.settings = settings
+        self.root = settings.vault_root
+        self.store = store
+        self.embedder = embedder
+        self.sparse = sparse
+        self.graph = graph or LinkGraph()
+        self.progress = IndexProgress()
+        self.statuses: dict[str, FileStatus] = {}
+        self._cache_path = settings.vault_data_dir / "links.json"
+        self._cache: dict[str, CachedNote] = {}
+        self._lock = threading.Lock()
+        self._graph_loaded = False
+
+    # ----------------------------------------------------------------- public API
+
+    def sync(
+        self, paths: Iterable[str] | None = None, on_progress: ProgressCallback | None = None
+    ) -> SyncReport:
+        """Bring the store in line with the vault. With `paths` (vault-relative), only those
+        files are looked at (watch mode); otherwise the whole vault is scanned."""
+        wanted = None if paths is None else sorted(set(paths))
+        with self._lock:
+            started = time.perf_counter()
+            report = SyncReport()
+            self._set_progress(
+                on_progress,
+                state="scanning",
+                files_done=0,
+                chunks_done=0,
+                started_at=datetime.now(UTC),
+                finished_at=None,
+                last_error=None,
+            )
+            try:
+                self._sync_locked(wanted, report, on_progress)
+            except Exception as error:
+                self._set_progress(on_progress, state="error", last_error=str(error))
+                raise
+            report.seconds = time.perf_counter() - started
+            self._set_progress(on_progress, state="idle", finished_at=datetime.now(UTC))
+            return report
+
+    async def watch(
+        self,
+        stop: asyncio.Event | None = None,
+        on_sync: Callable[[SyncReport], None] | None = None,
+        debounce_ms: int = 150,
+    ) -> None:
+        """Re-index files as they change on disk, until `stop` is set."""
+        watch_filter = _VaultFilter(self.root, self.settings.index.ignore)
+        async for changes in awatch(
+            self.root,
+            watch_filter=watch_filter,
+            debounce=debounce_ms,
+            step=30,
+            stop_event=stop,
+            recursive=True,
+        ):
+            paths = {self._relative(Path(path)) for _, path in changes}
+            paths.discard(None)
+            try:
+                report = await asyncio.to_thread(self.sync, [p for p in paths if p])
+            except Exception:  # the watcher must outlive one bad sync; the error is in progress
+                log.exception("sync after file change failed")
+                continue
+            if on_sync is not None:
+                on_sync(report)
+
+    def file_status(self) -> list[FileStatus]:
+        """Per-file status of the last sync, sorted by path."""
+        return [self.statuses[file] for file in sorted(self.statuses)]
+
+    # ----------------------------------------------------------------- sync steps
+
+    def _sync_locked(
+        self, paths: list[str] | None, report: SyncReport, on_progress: ProgressCallback | None
+    ) -> None:
+        states = self.store.file_states()
+        self._ensure_graph(states)
+        on_disk = self._scan(paths)
+        notes_on_disk = {f.file: f for f in on_disk if is_note(f.file)}
+        report.scanned = len(notes_on_disk)
+
+        if paths is None:
+            gone = set(states) - set(notes_on_disk)
+            vanished_files = self.graph.files() - {f.file for f in on_disk}
+        else:
+            looked_at = set(paths)
+            gone = {p for p in looked_at if p in states and p not in notes_on_disk}
+            vanished_files = {p for p in looked_at if p in self.graph.files()} - {
+                f.file for f in on_disk
+            }
+        self._delete(gone | {f for f in vanished_files if is_note(f)}, report)
+        looked_at_all = set(self.statuses) if paths is None else set(paths)
+        for file in looked_at_all - set(notes_on_disk):
+            self.statuses.pop(file, None)
+        for file in vanished_files:
+            self.graph.remove_file(file)
+        for vault_file in on_disk:
+            if not is_note(vault_file.file):
+                self.graph.set_file(vault_file.file)
+
+        changed = []
+        for vault_file in notes_on_disk.values():
+            state = states.get(vault_file.file)
+            if state is not None and _unchanged_on_disk(state, vault_file):
+                report.unchanged += 1
+                self._keep_status(vault_file.file, state)
+            else:
+                changed.append(vault_file)
+
+        self._set_progress(on_progress, state="indexing", files_total=len(changed))
+        self._index_files(changed, states, report, on_progress)
+        self._reconcile_links()
+        save_link_cache(self._cache_path, self._cache)
+
+    def _scan(self, paths: list[str] | None) -> list[VaultFile]:
+        ignore = self.settings.index.ignore
+        if paths is None:
+            return list(scan_vault(self.root, ignore))
+        found = []
+        for file in paths:
+            if is_ignored(file, ignore):
+                continue
+            try:
+                path = resolve_in_vault(self.root, file)
+                stat = path.stat()
+            except (OSError, ValueError):
+                continue
+            if path.is_file():
+                found.append(VaultFile(file=file, mtime=stat.st_mtime, size=stat.st_size))
+        return found
+
+    def _delete(self, files: set[str], report: SyncReport) -> None:
+        if not files:
+            return
+        self.store.delete_files(sorted(files))
+        for file in files:
+            self.statuses.pop(file, None)
+            self._cache.pop(file, None)
+            self.graph.remove_file(file)
+        report.deleted += len(files)
+
+    def _index_files(
+        self,
+        files: list[VaultFile],
+        states: dict[str, FileState],
+        report: SyncReport,
+        on_progress: ProgressCallback | None,
+    ) -> None:
+        batch: list[_Pending] = []
+        batch_chunks = 0
+        for vault_file in files:
+            pending = self._prepare(vault_file, states.get(vault_file.file), report)
+            self.progress.files_done += 1
+            if pending is not None:
+                batch.append(pending)
+                batch_chunks += len(pending.chunks)
+            if batch_chunks >= self.settings.index.write_batch_chunks:
+                self._write_batch(batch, report)
+                batch, batch_chunks = [], 0
+                self._notify(on_progress)
+        if batch:
+            self._write_batch(batch, report)
+        self._notify(on_progress)
+
+    def _prepare(
+        self, vault_file: VaultFile, state: FileState | None, report: SyncReport
+    ) -> _Pending | None:
+        """Read, hash, parse and chunk one file; None when nothing needs embedding."""
+        file = vault_file.file
+        limit = self.settings.index.max_file_bytes
+        if vault_file.size > limit:
+            self._fail(
+                file,
+                "skipped",
+                f"file is {_mb(vault_file.size)}, over the "
+                f"{_mb(limit)} limit (index.max_file_bytes)",
+                report,
+            )
+            return None
+        try:
+            raw = resolve_in_vault(self.root, file).read_bytes()
+        except (OSError, ValueError) as error:
+            self._fail(file, "failed", f"could not read: {error}", report)
+            return None
+        content_hash = hashlib.sha256(raw).hexdigest()
+        if state is not None and state.complete and state.content_hash == content_hash:
+            report.unchanged += 1  # touched, not edited
+            self._keep_status(file, state)
+            return None
+        try:
+            note = parse_note(file, raw)
+        except NoteError as error:
+            self._fail(file, "skipped", str(error), report)
+            return None
+        except Exception as error:  # one bad note must never stop the vault
+            log.exception("parsing %s failed", file)
+            self._fail(file, "failed", f"could not parse: {error!r}", report)
+            return None
+        self.graph.set_file(file, note.aliases, note.links)
+        self._cache[file] = CachedNote(
+            content_hash=note.content_hash, aliases=note.aliases, links=note.links
+        )
+        return _Pending(note=note, chunks=chunk_note(note), mtime=vault_file.mtime, size=len(raw))
+
+    def _write_batch(self, batch: list[_Pending], report: SyncReport) -> None:
+        texts = [chunk.embed_text for pending in batch for chunk in pending.chunks]
+        dense = self.embedder.embed_documents(texts)
+        sparse = self.sparse.embed_documents(texts)
+        points: list[EmbeddedChunk] = []
+        position = 0
+        for pending in batch:
+            links = self.graph.outgoing(pending.note.file)
+            self._cache[pending.note.file].stored_links = links
+            for chunk in pending.chunks:
+                payload = self._payload(pending, chunk, links)
+                points.append(
+                    EmbeddedChunk.model_construct(
+                        id=point_id(self.settings.vault_id, payload.file, chunk.chunk_index),
+                        dense=dense[position].tolist(),
+                        sparse=sparse[position],
+                        payload=payload,
+                    )
+                )
+                position += 1
+        # Delete first: a file that shrank must not keep its old tail chunks.
+        self.store.delete_files([pending.note.file for pending in batch])
+        self.store.upsert(points)
+        for pending in batch:
+            note = pending.note
+            warnings = list(note.warnings)
+            if note.frontmatter_error:
+                warnings.append(note.frontmatter_error)
+            self.statuses[note.file] = FileStatus(
+                file=note.file, state="indexed", chunks=len(pending.chunks), warnings=warnings
+            )
+        report.indexed += len(batch)
+        report.chunks += len(points)
+        self.progress.chunks_done += len(points)
+
+    def _payload(self, pending: _Pending, chunk: Chunk, links: list[str]) -> ChunkPayload:
+        note = pending.note
+        parents = PurePosixPath(note.file).parents
+        folders = [p.as_posix() for p in reversed(list(parents)) if p.as_posix() != "."]
+        return ChunkPayload(
+            file=note.file,
+            title=note.title,
+            heading=chunk.heading,
+            chunk_index=chunk.chunk_index,
+            chunk_count=len(pending.chunks),
+            body=chunk.body,
+            tags=note.tags,
+            type=note.type,
+            folders=folders,
+            mtime=pending.mtime,
+            size=pending.size,
+            created=note.created,
+            date=note.date,
+            links=links,
+            aliases=note.aliases,
+            content_hash=note.content_hash,
+        )
+
+    # ----------------------------------------------------------------- link graph
+
+    def _ensure_graph(self, states: dict[str, FileState]) -> None:
+        """Fill the graph once per process from the link cache (re-parsing stale entries)."""
+        if self._graph_loaded:
+            return
+        self._cache = load_link_cache(self._cache_path)
+        for file, state in states.items():
+            cached = self._cache.get(file)
+            if cached is None or cached.content_hash != state.content_hash:
+                cached = self._reparse_for_graph(file, state)
+                if cached is None:
+                    continue
+                self._cache[file] = cached
+            self.graph.set_file(file, cached.aliases, cached.links)
+        for file in set(self._cache) - set(states):
+            del self._cache[file]
+        self._graph_loaded = True
+
+    def _reparse_for_graph(self, file: str, state: FileState) -> CachedNote | None:
+        try:
+            note = parse_note(file, resolve_in_vault(self.root, file).read_bytes())
+        except Exception:  # gone or unreadable: the sync that follows deals with it
+            return None
+        # Links stored with the old content are unknown: an empty list forces a rewrite.
+        return CachedNote(content_hash=state.content_hash, aliases=note.aliases, links=note.links)
+
+    def _reconcile_links(self) -> None:
+        """Adding or removing a note can change how other notes' links resolve: rewrite the
+        stored `links` payload (no re-embedding) wherever the resolution moved."""
+        for file, cached in self._cache.items():
+            links = self.graph.outgoing(file)
+            if links != cached.stored_links:
+                self.store.set_links(file, links)
+                cached.stored_links = links
+
+    # ----------------------------------------------------------------- status
+
+    def _keep_status(self, file: str, state: FileState) -> None:
+        previous = self.statuses.get(file)
+        if previous is None or previous.state != "indexed":
+            self.statuses[file] = FileStatus(file=file, state="indexed", chunks=state.chunk_count)
+
+    def _fail(self, file: str, state: FileState_, reason: str, report: SyncReport) -> None:
+        self.statuses[file] = FileStatus(file=file, state=state, reason=reason)
+        if state == "skipped":
+            report.skipped += 1
+        else:
+            report.failed += 1
+
+    def _set_progress(self, on_progress: ProgressCallback | None, **changes: object) -> None:
+        self.progress = self.progress.model_copy(update=changes)
+        self._notify(on_progress)
+
+    def _notify(self, on_progress: ProgressCallback | None) -> None:
+        if on_progress is not None:
+            on_progress(self.progress)
+
+    def _relative(self, path: Path) -> str | None:
+        try:
+            return path.relative_to(self.root).as_posix()
+        except ValueError:
+            return None
+
+
+class _VaultFilter(DefaultFilter):
+    """Watch everything but hidden folders and configured ignores."""
+
+    def __init__(self, root: Path, ignore: list[str]) -> None:
+        super().__init__()
+        self._root = root
+        self._ignore = ignore
+
+    def __call__(self, change: Change, path: str) -> bool:
+        try:
+            relative = Path(path).relative_to(self._root).as_posix()
+        except ValueError:
+            return False
+        return not is_ignored(relative, self._ignore)
+
+
+def _unchanged_on_disk(state: FileState, vault_file: VaultFile) -> bool:
+    return state.complete and state.mtime == vault_file.mtime and state.size == vault_file.size
+
+
+def _mb(size: int) -> str:
+    return f"{size / 1_000_000:.1f} MB"

@@ -1,0 +1,354 @@
+"""`ServerStore`: the scale-out `Store`, a Qdrant server or cluster reached with qdrant-client.
+
+`ServerStore.connect` holds everything a real server needs (URL with http/https, API key,
+timeout, REST rather than gRPC). Tests hand the same class `QdrantClient(":memory:")`, the
+client's in-process implementation of the server API, so both paths run the same code below.
+Network and server failures surface as `StoreUnavailableError` naming the URL.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import httpx
+from qdrant_client import QdrantClient
+from qdrant_client import models as m
+from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
+
+from vault_agent.index.conditions import AnyOf, DateRange, IntEquals, conditions
+from vault_agent.index.errors import StoreError, StoreUnavailableError
+from vault_agent.index.file_states import STATE_FIELDS, FileStateBuilder
+from vault_agent.index.store import (
+    DATETIME_FIELDS,
+    DENSE_DIM,
+    DENSE_VECTOR,
+    INTEGER_FIELDS,
+    KEYWORD_FIELDS,
+    SPARSE_VECTOR,
+    ChunkPayload,
+    EmbeddedChunk,
+    FileState,
+    SearchFilter,
+    SparseVector,
+    StoredHit,
+)
+
+#: Same RRF constant as the Edge store, so both rank alike. The server's own default is 2;
+#: setting k needs a server with parametrised RRF (`RrfQuery`, Qdrant 1.16 or later).
+RRF_K = 60
+#: Points per upsert request: 256 points of 384 floats plus bodies stay well under the
+#: server's 32 MB request limit.
+UPSERT_BATCH = 256
+#: Points per scroll page (one HTTP round trip each).
+SCROLL_PAGE = 256
+#: file_states() pages carry five small fields per point, so they can be much larger.
+STATE_PAGE = 4096
+
+_INDEX_TYPES = (
+    [(k, m.PayloadSchemaType.KEYWORD) for k in KEYWORD_FIELDS]
+    + [(k, m.PayloadSchemaType.INTEGER) for k in INTEGER_FIELDS]
+    + [(k, m.PayloadSchemaType.DATETIME) for k in DATETIME_FIELDS]
+)
+
+
+class ServerStore:
+    """A `Store` on the collection `collection` of the Qdrant behind `client`.
+
+    The collection is created (vectors and payload indexes) when missing. `url` only labels
+    error messages; `connect` fills it in."""
+
+    def __init__(self, client: QdrantClient, collection: str, *, url: str | None = None) -> None:
+        self.client = client
+        self.collection = collection
+        self.url = url or "the in-process Qdrant"
+        self._closed = False
+        self._ensure_collection()
+
+    @classmethod
+    def connect(
+        cls, url: str, api_key: str | None, collection: str, timeout_s: float = 10.0
+    ) -> ServerStore:
+        """Connect to the server at `url` (e.g. "https://xyz.cloud.qdrant.io:6333") and open
+        or create `collection`. Without a port in the URL the client uses Qdrant's 6333."""
+        try:
+            client = QdrantClient(
+                url=url,
+                api_key=api_key,
+                # The client takes whole seconds.
+                timeout=max(1, math.ceil(timeout_s)),
+                # REST works through every proxy and load balancer; gRPC needs its own port.
+                prefer_grpc=False,
+                # Its version check runs in a background thread and only warns; the first
+                # real request below reports an unreachable server properly.
+                check_compatibility=False,
+            )
+        except ValueError as exc:  # bad scheme, url plus host, ...
+            raise StoreError(f"invalid Qdrant URL {url!r}: {exc}") from exc
+        try:
+            return cls(client, collection, url=url)
+        except BaseException:
+            client.close()
+            raise
+
+    # -- writes -----------------------------------------------------------------------------
+
+    def upsert(self, chunks: Sequence[EmbeddedChunk]) -> None:
+        """Insert or replace points, waiting until the server has applied them."""
+        for start in range(0, len(chunks), UPSERT_BATCH):
+            points = [_point(c) for c in chunks[start : start + UPSERT_BATCH]]
+            with self._requests():
+                self.client.upsert(self.collection, points=points, wait=True)
+
+    def delete_files(self, files: Sequence[str]) -> None:
+        """Delete every point whose `file` is in `files`."""
+        if files:
+            flt = _filter(SearchFilter(files=list(files)))
+            with self._requests():
+                self.client.delete(self.collection, m.FilterSelector(filter=flt), wait=True)
+
+    def set_links(self, file: str, links: list[str]) -> None:
+        """Rewrite `links` on every chunk of `file`, leaving vectors and other keys alone."""
+        flt = _filter(SearchFilter(files=[file]))
+        assert flt is not None
+        with self._requests():
+            self.client.set_payload(self.collection, {"links": links}, points=flt, wait=True)
+
+    # -- reads ------------------------------------------------------------------------------
+
+    def query(
+        self,
+        dense: Sequence[float] | None,
+        sparse: SparseVector | None,
+        search_filter: SearchFilter | None = None,
+        limit: int = 10,
+        candidates: int = 50,
+    ) -> list[StoredHit]:
+        """Hybrid (RRF of a dense and a sparse prefetch) or single-vector query.
+
+        A sparse vector without terms (a query made only of stop words) counts as absent;
+        with no usable vector at all the result is empty."""
+        if dense is None and sparse is None:
+            raise ValueError("query needs a dense or a sparse vector")
+        flt = _filter(search_filter)
+        searches: list[tuple[list[float] | m.SparseVector, str]] = []
+        if dense is not None:
+            searches.append((list(dense), DENSE_VECTOR))
+        if sparse is not None and sparse.indices:
+            searches.append(
+                (m.SparseVector(indices=sparse.indices, values=sparse.values), SPARSE_VECTOR)
+            )
+        if not searches:
+            return []
+        with self._requests():
+            if len(searches) == 1:
+                vector, using = searches[0]
+                response = self.client.query_points(
+                    self.collection,
+                    query=vector,
+                    using=using,
+                    query_filter=flt,
+                    limit=limit,
+                    with_payload=True,
+                )
+            else:
+                fetch = max(candidates, limit)
+                response = self.client.query_points(
+                    self.collection,
+                    prefetch=[
+                        m.Prefetch(query=vector, using=using, filter=flt, limit=fetch)
+                        for vector, using in searches
+                    ],
+                    query=m.RrfQuery(rrf=m.Rrf(k=RRF_K)),
+                    query_filter=flt,
+                    limit=limit,
+                    with_payload=True,
+                )
+        return [
+            StoredHit(id=str(p.id), score=p.score, payload=ChunkPayload.model_validate(p.payload))
+            for p in response.points
+        ]
+
+    def scroll(
+        self, search_filter: SearchFilter | None = None, limit: int | None = None
+    ) -> Iterator[ChunkPayload]:
+        """Iterate payloads matching the filter, page by page, at most `limit` of them."""
+        flt = _filter(search_filter)
+        for payload in self._pages(flt, True, SCROLL_PAGE, limit):
+            yield ChunkPayload.model_validate(payload)
+
+    def count(self, search_filter: SearchFilter | None = None) -> int:
+        """Exact number of points matching the filter."""
+        with self._requests():
+            result = self.client.count(
+                self.collection, count_filter=_filter(search_filter), exact=True
+            )
+        return result.count
+
+    def file_states(self) -> dict[str, FileState]:
+        """Every indexed file with its hash, mtime, size and stored chunk count.
+
+        Asks only for the five small bookkeeping keys of each point, never bodies or vectors."""
+        builder = FileStateBuilder()
+        selector = m.PayloadSelectorInclude(include=list(STATE_FIELDS))
+        for payload in self._pages(None, selector, STATE_PAGE, None):
+            builder.add(payload)
+        return builder.build()
+
+    # -- lifecycle --------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Close the client's connections (idempotent)."""
+        if not self._closed:
+            self._closed = True
+            self.client.close()
+
+    def __enter__(self) -> ServerStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- internals --------------------------------------------------------------------------
+
+    @contextmanager
+    def _requests(self) -> Iterator[None]:
+        """Translate transport and server failures into errors that name the URL."""
+        if self._closed:
+            raise StoreError(f"the connection to Qdrant at {self.url} is closed")
+        try:
+            yield
+        except UnexpectedResponse as exc:
+            raise _response_error(self.url, exc) from exc
+        except ResponseHandlingException as exc:
+            # qdrant-client wraps the httpx failure (refused, DNS, TLS, timeout) in `source`.
+            raise StoreUnavailableError(
+                f"Qdrant at {self.url} is unreachable: {_reason(exc.source)}"
+            ) from exc
+        except (httpx.TransportError, ConnectionError) as exc:
+            raise StoreUnavailableError(
+                f"Qdrant at {self.url} is unreachable: {_reason(exc)}"
+            ) from exc
+
+    def _pages(
+        self,
+        flt: m.Filter | None,
+        with_payload: bool | m.PayloadSelectorInclude,
+        page: int,
+        limit: int | None,
+    ) -> Iterator[dict[str, Any]]:
+        """Payloads of the points matching `flt`, fetched `page` at a time."""
+        offset: m.ExtendedPointId | None = None
+        remaining = limit
+        while remaining is None or remaining > 0:
+            size = page if remaining is None else min(page, remaining)
+            with self._requests():
+                records, offset = self.client.scroll(
+                    self.collection,
+                    scroll_filter=flt,
+                    limit=size,
+                    offset=offset,
+                    with_payload=with_payload,
+                    with_vectors=False,
+                )
+            for record in records:
+                yield record.payload or {}
+            if remaining is not None:
+                remaining -= len(records)
+            if offset is None or not records:
+                return
+
+    def _ensure_collection(self) -> None:
+        """Create the collection and its payload indexes, or check an existing one's vectors."""
+        with self._requests():
+            if not self.client.collection_exists(self.collection):
+                try:
+                    self.client.create_collection(
+                        self.collection,
+                        vectors_config={
+                            DENSE_VECTOR: m.VectorParams(size=DENSE_DIM, distance=m.Distance.COSINE)
+                        },
+                        sparse_vectors_config={
+                            SPARSE_VECTOR: m.SparseVectorParams(modifier=m.Modifier.IDF)
+                        },
+                    )
+                except UnexpectedResponse as exc:
+                    # Another sidecar created it between our check and our create: fine.
+                    if exc.status_code != 409:
+                        raise
+            info = self.client.get_collection(self.collection)
+        self._check_vectors(info)
+        missing = [(k, t) for k, t in _INDEX_TYPES if k not in (info.payload_schema or {})]
+        with self._requests(), warnings.catch_warnings():
+            # The in-process client keeps no payload indexes and warns about each one; a real
+            # server needs them for fast filters, so they are always requested.
+            warnings.filterwarnings("ignore", message="Payload indexes have no effect")
+            for key, schema in missing:
+                self.client.create_payload_index(self.collection, key, schema, wait=True)
+
+    def _check_vectors(self, info: m.CollectionInfo) -> None:
+        """Refuse a collection whose vectors were made for another embedding model."""
+        vectors = info.config.params.vectors
+        dense = vectors.get(DENSE_VECTOR) if isinstance(vectors, dict) else None
+        sparse = (info.config.params.sparse_vectors or {}).get(SPARSE_VECTOR)
+        if (
+            dense is None
+            or dense.size != DENSE_DIM
+            or dense.distance != m.Distance.COSINE
+            or sparse is None
+        ):
+            raise StoreError(
+                f"the collection {self.collection!r} at {self.url} was not made by vault-agent "
+                f"(it needs a {DENSE_DIM}-d cosine vector {DENSE_VECTOR!r} and a sparse vector "
+                f"{SPARSE_VECTOR!r}). Set store.collection to another name, or delete it."
+            )
+
+
+def _response_error(url: str, exc: UnexpectedResponse) -> StoreError:
+    """A refused request: auth and server-side failures mean the store is unavailable."""
+    status = exc.status_code
+    if status in (401, 403):
+        return StoreUnavailableError(
+            f"Qdrant at {url} refused the request ({status}): check the API key "
+            "(store.api_key or QDRANT_API_KEY)."
+        )
+    if status is None or status >= 500 or status == 429:
+        return StoreUnavailableError(f"Qdrant at {url} is unavailable: {_short(exc)}")
+    return StoreError(f"Qdrant at {url} rejected the request: {_short(exc)}")
+
+
+def _short(exc: UnexpectedResponse) -> str:
+    detail = exc.content[:200].decode("utf-8", "replace")
+    return f"{exc.status_code} {exc.reason_phrase} {detail}".strip()
+
+
+def _reason(exc: BaseException) -> str:
+    return str(exc) or type(exc).__name__
+
+
+def _point(chunk: EmbeddedChunk) -> m.PointStruct:
+    return m.PointStruct(
+        id=chunk.id,
+        vector={
+            DENSE_VECTOR: chunk.dense,
+            SPARSE_VECTOR: m.SparseVector(indices=chunk.sparse.indices, values=chunk.sparse.values),
+        },
+        payload=chunk.payload.model_dump(),
+    )
+
+
+def _filter(search_filter: SearchFilter | None) -> m.Filter | None:
+    """The qdrant-client filter for `search_filter`, or None when it matches everything."""
+    must: list[m.Condition] = []
+    for cond in conditions(search_filter):
+        if isinstance(cond, AnyOf):
+            must.append(m.FieldCondition(key=cond.key, match=m.MatchAny(any=cond.values)))
+        elif isinstance(cond, IntEquals):
+            must.append(m.FieldCondition(key=cond.key, match=m.MatchValue(value=cond.value)))
+        elif isinstance(cond, DateRange):
+            rng = m.DatetimeRange(gte=cond.gte, lt=cond.lt)
+            must.append(m.FieldCondition(key=cond.key, range=rng))
+    return m.Filter(must=must) if must else None

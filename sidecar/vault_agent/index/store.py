@@ -1,0 +1,146 @@
+"""The `Store` protocol and the data that crosses it: one Qdrant point per chunk.
+
+Two implementations sit behind this protocol: `EdgeStore` (Qdrant Edge, in-process, the
+default) and `ServerStore` (qdrant-client against a Qdrant server or cluster). Everything
+above the store (indexer, search, agent tools) only sees what is defined here.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator, Sequence
+from datetime import date
+from typing import Protocol
+
+from pydantic import BaseModel, Field
+
+DENSE_VECTOR = "fast-all-minilm-l6-v2"
+SPARSE_VECTOR = "bm25"
+DENSE_DIM = 384
+
+#: Payload keys that get a Qdrant payload index (filters and scrolls stay fast at scale).
+KEYWORD_FIELDS = ("file", "tags", "type", "folders", "source", "content_hash")
+INTEGER_FIELDS = ("chunk_index",)
+DATETIME_FIELDS = ("date",)
+
+
+class ChunkPayload(BaseModel):
+    """The payload of one point. `file` (vault-relative, '/'-separated) is the join key."""
+
+    file: str
+    title: str
+    heading: str = Field(default="", description='Heading path, e.g. "Setup > Linux".')
+    chunk_index: int = Field(ge=0)
+    chunk_count: int = Field(ge=1, description="Chunks of this file; detects half-written files.")
+    body: str
+    tags: list[str] = Field(default_factory=list)
+    type: str | None = None
+    folders: list[str] = Field(default_factory=list)
+    source: str = "vault"
+    mtime: float = 0.0
+    size: int = 0
+    created: str | None = None
+    date: str | None = Field(default=None, description="Daily note date (YYYY-MM-DD).")
+    links: list[str] = Field(default_factory=list, description="Resolved outgoing link targets.")
+    aliases: list[str] = Field(default_factory=list)
+    content_hash: str
+
+
+class SparseVector(BaseModel):
+    """A BM25 sparse vector (term ids and weights)."""
+
+    indices: list[int]
+    values: list[float]
+
+
+class EmbeddedChunk(BaseModel):
+    """A chunk ready for the store: its point id, vectors and payload."""
+
+    id: str
+    dense: list[float]
+    sparse: SparseVector
+    payload: ChunkPayload
+
+
+class SearchFilter(BaseModel):
+    """Filters shared by search, scroll and count. Every set field must match (AND);
+    the values inside one list field are alternatives (OR)."""
+
+    tags: list[str] = Field(default_factory=list)
+    types: list[str] = Field(default_factory=list)
+    folders: list[str] = Field(default_factory=list)
+    files: list[str] = Field(default_factory=list)
+    sources: list[str] = Field(default_factory=list)
+    date_from: date | None = None
+    date_to: date | None = None
+    chunk_index: int | None = None
+
+    def is_empty(self) -> bool:
+        """True when the filter matches everything."""
+        return self == SearchFilter()
+
+
+class StoredHit(BaseModel):
+    """One scored point from a query."""
+
+    id: str
+    score: float
+    payload: ChunkPayload
+
+
+class FileState(BaseModel):
+    """What the store knows about one indexed file, for incremental sync."""
+
+    content_hash: str
+    mtime: float
+    size: int
+    chunk_count: int
+    stored_chunks: int
+
+    @property
+    def complete(self) -> bool:
+        """False when an interrupted write left only some of the file's chunks."""
+        return self.stored_chunks == self.chunk_count
+
+
+class Store(Protocol):
+    """A narrow view of a Qdrant collection holding one vault's chunks."""
+
+    def upsert(self, chunks: Sequence[EmbeddedChunk]) -> None:
+        """Insert or replace points (idempotent: ids are deterministic)."""
+
+    def delete_files(self, files: Sequence[str]) -> None:
+        """Delete every point whose `file` is in `files`."""
+
+    def set_links(self, file: str, links: list[str]) -> None:
+        """Rewrite the resolved `links` payload of every chunk of `file` (no re-embedding)."""
+
+    def query(
+        self,
+        dense: Sequence[float] | None,
+        sparse: SparseVector | None,
+        search_filter: SearchFilter | None = None,
+        limit: int = 10,
+        candidates: int = 50,
+    ) -> list[StoredHit]:
+        """Hybrid query: dense and sparse prefetch of `candidates` each, fused with RRF.
+        With only one of the vectors, a plain query on that vector."""
+
+    def scroll(
+        self, search_filter: SearchFilter | None = None, limit: int | None = None
+    ) -> Iterator[ChunkPayload]:
+        """Iterate payloads matching the filter, in no particular order."""
+
+    def count(self, search_filter: SearchFilter | None = None) -> int:
+        """Exact number of points matching the filter."""
+
+    def file_states(self) -> dict[str, FileState]:
+        """Every indexed file with its hash, mtime, size and how many chunks are stored."""
+
+    def close(self) -> None:
+        """Flush and release the store (locks, connections)."""
+
+
+def point_id(vault_id: uuid.UUID, file: str, chunk_index: int) -> str:
+    """Deterministic point id: uuid5 of (vault id, file, chunk index)."""
+    return str(uuid.uuid5(vault_id, f"{file}\x00{chunk_index}"))

@@ -1,0 +1,37 @@
+"""`open_store`: the one place where the store implementation is chosen from the settings.
+
+No `store.url`: Qdrant Edge in this vault's data folder (the default, nothing to run).
+With `store.url`: a Qdrant server or cluster, one collection per vault.
+"""
+
+from __future__ import annotations
+
+import os
+
+from vault_agent.config import Settings
+from vault_agent.index.store import Store
+
+#: Read when `store.api_key` is unset, the name Qdrant's own tools use.
+API_KEY_ENV = "QDRANT_API_KEY"
+
+
+def open_store(settings: Settings) -> Store:
+    """Open (creating if needed) the store for `settings`' vault.
+
+    Raises `StoreLockedError` when another process holds the Edge index, and
+    `StoreUnavailableError` when the Qdrant server cannot be reached."""
+    # Imported here so that a server-only setup never loads the Edge engine, and vice versa.
+    if settings.store.url is None:
+        from vault_agent.index.edge_store import EdgeStore
+
+        return EdgeStore(settings.edge_path)
+
+    from vault_agent.index.server_store import ServerStore
+
+    key = settings.store.api_key
+    return ServerStore.connect(
+        settings.store.url,
+        api_key=key.get_secret_value() if key is not None else os.environ.get(API_KEY_ENV),
+        collection=settings.collection_name,
+        timeout_s=settings.store.timeout_s,
+    )

@@ -1,0 +1,53 @@
+"""One vault's index, opened as a unit: store, embedders, link graph, indexer and searcher.
+
+The CLI, the HTTP server and the tests all start here, so the wiring lives in one place.
+"""
+
+from __future__ import annotations
+
+from types import TracebackType
+
+from vault_agent.config import Settings
+from vault_agent.index.embedder import Embedder, MiniLmEmbedder
+from vault_agent.index.indexer import Indexer
+from vault_agent.index.search import Searcher
+from vault_agent.index.sparse import Bm25Encoder
+from vault_agent.index.stores import open_store
+from vault_agent.vault.graph import LinkGraph
+
+
+class VaultIndex:
+    """Owns the clients for one vault; `close()` releases the store (and its lock)."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        embedder: Embedder | None = None,
+        sparse: Bm25Encoder | None = None,
+    ) -> None:
+        if not settings.vault_root.is_dir():
+            raise FileNotFoundError(f"vault folder not found: {settings.vault_root}")
+        self.settings = settings
+        self.embedder = embedder or MiniLmEmbedder(
+            batch_size=settings.index.embed_batch_size, threads=settings.index.embed_threads
+        )
+        self.sparse = sparse or Bm25Encoder()
+        self.store = open_store(settings)
+        self.graph = LinkGraph()
+        self.indexer = Indexer(settings, self.store, self.embedder, self.sparse, self.graph)
+        self.searcher = Searcher(self.store, self.embedder, self.sparse)
+
+    def close(self) -> None:
+        """Flush and release the store."""
+        self.store.close()
+
+    def __enter__(self) -> VaultIndex:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()

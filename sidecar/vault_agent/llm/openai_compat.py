@@ -1,0 +1,307 @@
+"""Any OpenAI-compatible chat server (LM Studio, llama.cpp server, vLLM, ...) over plain httpx.
+
+No SDK: ``POST {base_url}/chat/completions`` with ``stream: true`` answers Server-Sent Events,
+one ``data: {chunk}`` line each, ending with ``data: [DONE]``. Tool calls arrive as deltas keyed
+by ``index``: the first carries ``id`` and ``function.name``, later ones pieces of the
+``function.arguments`` JSON string, so they are accumulated until the turn ends.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+from vault_agent.config import LlmSettings
+from vault_agent.llm.base import (
+    ChatEvent,
+    Finished,
+    Message,
+    ModelError,
+    ModelResponseError,
+    ModelUnavailableError,
+    RetryPolicy,
+    TextDelta,
+    ToolCall,
+    ToolCallsReady,
+    ToolSpec,
+    Usage,
+    dropped_error,
+    error_for_status,
+    finish_reason,
+    new_tool_call_id,
+    parse_tool_arguments,
+    run_stream,
+    timeout_error,
+    unreachable_error,
+)
+
+DEFAULT_BASE_URL = "http://127.0.0.1:1234/v1"
+"""LM Studio's default; llama.cpp's server listens on :8080, vLLM on :8000."""
+DEFAULT_MODEL = "local-model"
+"""Single-model servers (llama.cpp) ignore the name; LM Studio and vLLM need the real one."""
+
+
+class OpenAICompatModel:
+    """A chat model behind an OpenAI-compatible ``/v1/chat/completions`` endpoint."""
+
+    name = "openai"
+    supports_tools = True
+
+    def __init__(
+        self,
+        *,
+        base_url: str = DEFAULT_BASE_URL,
+        model: str = DEFAULT_MODEL,
+        api_key: str | None = None,
+        timeout_s: float = 60.0,
+        retry: RetryPolicy | None = None,
+    ) -> None:
+        self.model = model
+        self.base_url = normalise_base_url(base_url)
+        self._retry = retry or RetryPolicy()
+        self._timeout_s = timeout_s
+        self._who = f"OpenAI-compatible server at {self.base_url}"
+        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        # One timeout for connect and for each read: a stream may be long, but never silent.
+        self._client = httpx.AsyncClient(
+            base_url=self.base_url, headers=headers, timeout=httpx.Timeout(timeout_s)
+        )
+
+    @classmethod
+    def from_settings(cls, settings: LlmSettings) -> OpenAICompatModel:
+        """Base URL and key from settings, else ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY``."""
+        key = settings.api_key.get_secret_value() if settings.api_key else None
+        return cls(
+            base_url=settings.base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL,
+            model=settings.model or DEFAULT_MODEL,
+            api_key=key or os.environ.get("OPENAI_API_KEY") or None,
+            timeout_s=settings.timeout_s,
+            retry=RetryPolicy(max_retries=settings.max_retries),
+        )
+
+    def stream(
+        self, messages: Sequence[Message], tools: Sequence[ToolSpec]
+    ) -> AsyncIterator[ChatEvent]:
+        """Run one turn; see :mod:`vault_agent.llm.base` for the event order."""
+        body: dict[str, Any] = {
+            "model": self.model,
+            "messages": [to_openai_message(m) for m in messages],
+            "stream": True,
+            # The final chunk then carries token usage (OpenAI, vLLM, llama.cpp, LM Studio).
+            "stream_options": {"include_usage": True},
+        }
+        if tools:
+            body["tools"] = [to_openai_tool(t) for t in tools]
+        return run_stream(
+            lambda: self._attempt(body), who=self._who, tools=tools, policy=self._retry
+        )
+
+    async def aclose(self) -> None:
+        """Close the connection pool."""
+        await self._client.aclose()
+
+    async def _attempt(self, body: dict[str, Any]) -> AsyncGenerator[ChatEvent, None]:
+        try:
+            async with self._client.stream("POST", "chat/completions", json=body) as response:
+                if response.status_code != 200:
+                    text = (await response.aread()).decode("utf-8", errors="replace")
+                    raise error_for_status(
+                        self._who,
+                        response.status_code,
+                        text,
+                        retry_after=response.headers.get("retry-after"),
+                        auth_hint="set llm.api_key (or OPENAI_API_KEY) to the server's key",
+                        missing_hint=(
+                            f"check llm.base_url (it usually ends in /v1) and that model "
+                            f"'{self.model}' is loaded"
+                        ),
+                    )
+                if response.headers.get("content-type", "").startswith("application/json"):
+                    # A server that ignores ``stream`` answers with one whole completion.
+                    for event in _events_from_completion(await response.aread(), self._who):
+                        yield event
+                    return
+                async for event in parse_openai_sse(response.aiter_lines(), self._who):
+                    yield event
+        except httpx.ConnectError as exc:
+            raise unreachable_error(
+                self._who, "is the server (LM Studio, llama.cpp, vLLM) running on that address?"
+            ) from exc
+        except httpx.TimeoutException as exc:
+            raise timeout_error(self._who, self.model, self._timeout_s) from exc
+        except httpx.UnsupportedProtocol as exc:
+            raise ModelError(f"llm.base_url {self.base_url!r} is not an http(s) URL") from exc
+        except httpx.TransportError as exc:
+            raise dropped_error(self._who, str(exc) or type(exc).__name__) from exc
+
+
+def normalise_base_url(url: str) -> str:
+    """``http://host:port`` means ``http://host:port/v1``; anything with a path is kept."""
+    url = url.strip().rstrip("/")
+    if "://" not in url:
+        url = "http://" + url
+    path = httpx.URL(url).path
+    return url + "/v1" if path in ("", "/") else url
+
+
+def to_openai_message(message: Message) -> dict[str, Any]:
+    """A message in OpenAI's chat format (arguments travel as a JSON string)."""
+    if message.role == "tool":
+        return {"role": "tool", "tool_call_id": message.tool_call_id, "content": message.content}
+    if message.role == "assistant" and message.tool_calls:
+        return {
+            "role": "assistant",
+            "content": message.content or None,
+            "tool_calls": [
+                {
+                    "id": call.id,
+                    "type": "function",
+                    "function": {"name": call.name, "arguments": json.dumps(call.arguments)},
+                }
+                for call in message.tool_calls
+            ],
+        }
+    return {"role": message.role, "content": message.content}
+
+
+def to_openai_tool(tool: ToolSpec) -> dict[str, Any]:
+    """A tool in OpenAI's ``{"type": "function", "function": {...}}`` format."""
+    return {
+        "type": "function",
+        "function": {
+            "name": tool.name,
+            "description": tool.description,
+            "parameters": tool.parameters,
+        },
+    }
+
+
+@dataclass
+class _PartialCall:
+    id: str | None = None
+    name: str = ""
+    arguments: list[str] = field(default_factory=list)
+    arguments_object: dict[str, Any] | None = None
+
+    def finish(self) -> ToolCall:
+        raw = (
+            self.arguments_object if self.arguments_object is not None else "".join(self.arguments)
+        )
+        arguments, error = parse_tool_arguments(raw)
+        return ToolCall(
+            id=self.id or new_tool_call_id(),
+            name=self.name,
+            arguments=arguments,
+            arguments_error=error,
+        )
+
+
+async def parse_openai_sse(lines: AsyncIterator[str], who: str) -> AsyncIterator[ChatEvent]:
+    """Turn ``data:`` lines of a chat-completions stream into events.
+
+    Ends with :class:`Finished` only if ``[DONE]`` or a finish reason arrived; a stream that
+    just stops is left without it, which :func:`run_stream` reports as a dropped connection.
+    """
+    calls: list[_PartialCall] = []
+    by_index: dict[int, _PartialCall] = {}
+    usage = Usage()
+    reason: str | None = None
+    done = False
+    async for line in lines:
+        if not line.startswith("data:"):
+            continue  # blank separators, ": keep-alive" comments, "event:" lines
+        data = line[len("data:") :].strip()
+        if data == "[DONE]":
+            done = True
+            break
+        try:
+            chunk = json.loads(data)
+        except ValueError as exc:
+            raise ModelResponseError(
+                f"{who} sent a stream chunk that is not JSON: {data[:200]}"
+            ) from exc
+        if not isinstance(chunk, dict):
+            raise ModelResponseError(f"{who} sent an unexpected stream chunk: {data[:200]}")
+        if chunk.get("error"):
+            # vLLM and llama.cpp report failures mid-stream this way.
+            raise ModelUnavailableError(
+                f"{who} failed mid-stream: {json.dumps(chunk['error'])[:300]}"
+            )
+        if isinstance(chunk.get("usage"), dict):
+            usage = _usage(chunk["usage"])
+        for choice in chunk.get("choices") or []:
+            if choice.get("index", 0) != 0:
+                continue
+            delta = choice.get("delta") or {}
+            if isinstance(delta.get("content"), str) and delta["content"]:
+                yield TextDelta(delta["content"])
+            for piece in delta.get("tool_calls") or []:
+                _accumulate(piece, calls, by_index)
+            reason = choice.get("finish_reason") or reason
+    if not done and reason is None:
+        return
+    if calls:
+        yield ToolCallsReady([c.finish() for c in calls])
+    yield Finished(usage, finish_reason(reason))
+
+
+def _accumulate(
+    piece: dict[str, Any], calls: list[_PartialCall], by_index: dict[int, _PartialCall]
+) -> None:
+    """Merge one tool-call delta into the call it continues (by ``index``; else by ``id``)."""
+    index = piece.get("index")
+    call_id = piece.get("id")
+    if isinstance(index, int):
+        call = by_index.get(index)
+        if call is None:
+            call = by_index[index] = _PartialCall()
+            calls.append(call)
+    elif not calls or (call_id and all(c.id != call_id for c in calls)):
+        call = _PartialCall()
+        calls.append(call)
+    else:
+        call = calls[-1]
+    if call_id:
+        call.id = call_id
+    function = piece.get("function") or {}
+    if function.get("name"):
+        call.name = function["name"]
+    arguments = function.get("arguments")
+    if isinstance(arguments, str):
+        call.arguments.append(arguments)
+    elif isinstance(arguments, dict):
+        call.arguments_object = arguments
+
+
+def _usage(data: dict[str, Any]) -> Usage:
+    return Usage(
+        prompt_tokens=int(data.get("prompt_tokens") or 0),
+        completion_tokens=int(data.get("completion_tokens") or 0),
+    )
+
+
+def _events_from_completion(raw: bytes, who: str) -> list[ChatEvent]:
+    """A non-streamed completion as the same events a stream would give."""
+    try:
+        data = json.loads(raw)
+        choice = data["choices"][0]
+        message = choice["message"]
+    except (ValueError, KeyError, IndexError, TypeError) as exc:
+        raise ModelResponseError(f"{who} sent an unreadable completion: {raw[:200]!r}") from exc
+    events: list[ChatEvent] = []
+    if isinstance(message.get("content"), str) and message["content"]:
+        events.append(TextDelta(message["content"]))
+    calls: list[_PartialCall] = []
+    by_index: dict[int, _PartialCall] = {}
+    for i, piece in enumerate(message.get("tool_calls") or []):
+        _accumulate({"index": i, **piece}, calls, by_index)
+    if calls:
+        events.append(ToolCallsReady([c.finish() for c in calls]))
+    usage = _usage(data["usage"]) if isinstance(data.get("usage"), dict) else Usage()
+    events.append(Finished(usage, finish_reason(choice.get("finish_reason"))))
+    return events

@@ -1,0 +1,303 @@
+"""The indexer against the real model and a real Qdrant Edge shard, over real vault files."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import pytest
+
+from conftest import EXAMPLE_VAULT
+from vault_agent.config import Settings
+from vault_agent.index.embedder import MiniLmEmbedder, Vector
+from vault_agent.index.sparse import Bm25Encoder
+from vault_agent.index.store import SearchFilter, point_id
+from vault_agent.index.stores import open_store
+from vault_agent.index.vault_index import VaultIndex
+
+
+class CountingEmbedder:
+    """The real embedder, counting how many texts it embeds."""
+
+    def __init__(self, inner: MiniLmEmbedder) -> None:
+        self.inner = inner
+        self.model_name = inner.model_name
+        self.dim = inner.dim
+        self.embedded = 0
+
+    def embed_documents(self, texts: Sequence[str]) -> list[Vector]:
+        self.embedded += len(texts)
+        return self.inner.embed_documents(texts)
+
+    def embed_query(self, text: str) -> Vector:
+        return self.inner.embed_query(text)
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Path:
+    """A private copy of the example vault that a test may change."""
+    copy = tmp_path / "vault"
+    shutil.copytree(EXAMPLE_VAULT, copy)
+    return copy
+
+
+@pytest.fixture
+def counting(embedder: MiniLmEmbedder) -> CountingEmbedder:
+    return CountingEmbedder(embedder)
+
+
+@pytest.fixture
+def index(
+    vault: Path, tmp_path: Path, counting: CountingEmbedder, sparse: Bm25Encoder
+) -> Iterator[VaultIndex]:
+    settings = Settings(vault=vault, data_dir=tmp_path / "data")
+    with VaultIndex(settings, embedder=counting, sparse=sparse) as vault_index:
+        vault_index.indexer.sync()
+        yield vault_index
+
+
+def note_count(vault: Path) -> int:
+    return sum(1 for p in vault.rglob("*.md") if not any(s.startswith(".") for s in p.parts))
+
+
+def files_in_store(vault_index: VaultIndex) -> set[str]:
+    return set(vault_index.store.file_states())
+
+
+def test_full_sync_indexes_every_note(index: VaultIndex, vault: Path) -> None:
+    statuses = index.indexer.file_status()
+    assert len(statuses) == note_count(vault)
+    assert all(s.state == "indexed" for s in statuses), [
+        s for s in statuses if s.state != "indexed"
+    ]
+    assert len(files_in_store(index)) == note_count(vault)
+    chunks = sum(s.chunks for s in statuses)
+    assert index.store.count() == chunks
+
+
+def test_no_change_resync_embeds_nothing(index: VaultIndex, counting: CountingEmbedder) -> None:
+    counting.embedded = 0
+    report = index.indexer.sync()
+    assert counting.embedded == 0
+    assert report.indexed == 0
+    assert report.unchanged == report.scanned
+
+
+def test_touched_but_unchanged_note_is_not_reembedded(
+    index: VaultIndex, vault: Path, counting: CountingEmbedder
+) -> None:
+    note = next(vault.rglob("*.md"))
+    later = time.time() + 10
+    os.utime(note, (later, later))
+    counting.embedded = 0
+    report = index.indexer.sync()
+    assert counting.embedded == 0
+    assert report.indexed == 0
+
+
+def test_edited_note_is_reembedded_and_its_old_chunks_removed(
+    index: VaultIndex, vault: Path
+) -> None:
+    note = vault / "Edited note.md"
+    note.write_text("# Plan\n\n" + "Long paragraph about quinoa salads. " * 200)
+    index.indexer.sync()
+    long_count = index.store.count(SearchFilter(files=["Edited note.md"]))
+    assert long_count > 1
+
+    note.write_text("# Plan\n\nNow only a note about marmalade.")
+    index.indexer.sync()
+    assert index.store.count(SearchFilter(files=["Edited note.md"])) == 1
+    hits = index.searcher.search("marmalade", limit=1)
+    assert hits[0].file == "Edited note.md"
+    bodies = [p.body for p in index.store.scroll(SearchFilter(files=["Edited note.md"]))]
+    assert not any("quinoa" in body for body in bodies)
+
+
+def test_deleted_note_leaves_the_index(index: VaultIndex, vault: Path) -> None:
+    victim = sorted(vault.rglob("*.md"))[0]
+    relative = victim.relative_to(vault).as_posix()
+    assert relative in files_in_store(index)
+    victim.unlink()
+    report = index.indexer.sync()
+    assert report.deleted == 1
+    assert relative not in files_in_store(index)
+    assert index.store.count(SearchFilter(files=[relative])) == 0
+    assert relative not in {s.file for s in index.indexer.file_status()}
+
+
+def test_renamed_note_keeps_no_stale_chunks(index: VaultIndex, vault: Path) -> None:
+    source = sorted(vault.rglob("*.md"))[0]
+    old = source.relative_to(vault).as_posix()
+    source.rename(vault / "Renamed note.md")
+    index.indexer.sync()
+    stored = files_in_store(index)
+    assert old not in stored
+    assert "Renamed note.md" in stored
+    assert index.store.count() == sum(s.chunks for s in index.indexer.file_status())
+
+
+def test_bad_files_get_a_reason_and_good_ones_still_index(index: VaultIndex, vault: Path) -> None:
+    (vault / "binary.md").write_bytes(b"\x00\x01\x02PNG\x00" * 100)
+    (vault / "broken frontmatter.md").write_text(
+        "---\ntags: [unclosed\ntitle: oops: : :\n---\n# Still here\n\nThe kumquat harvest.\n"
+    )
+    (vault / "latin1.md").write_bytes("Café crème brûlée recipe notes".encode("cp1252"))
+    index.settings.index.max_file_bytes = 50_000
+    (vault / "huge.md").write_text("word " * 20_000)
+    index.indexer.sync()
+    status = {s.file: s for s in index.indexer.file_status()}
+    assert status["binary.md"].state == "skipped"
+    assert status["binary.md"].reason
+    assert status["huge.md"].state == "skipped"
+    assert "limit" in (status["huge.md"].reason or "")
+    assert status["broken frontmatter.md"].state == "indexed"
+    assert any("frontmatter" in w for w in status["broken frontmatter.md"].warnings)
+    assert status["latin1.md"].state == "indexed"
+    assert index.searcher.search("kumquat harvest", limit=1)[0].file == "broken frontmatter.md"
+    assert index.searcher.search("crème brûlée", limit=1)[0].file == "latin1.md"
+
+
+def test_new_note_resolves_earlier_dangling_links_in_the_payload(
+    index: VaultIndex, vault: Path
+) -> None:
+    (vault / "Linker.md").write_text("See [[Brand New Target]] for details.\n")
+    index.indexer.sync()
+    (payload,) = index.store.scroll(SearchFilter(files=["Linker.md"]))
+    assert payload.links == []
+    (vault / "Brand New Target.md").write_text("The target exists now.\n")
+    index.indexer.sync()
+    (payload,) = index.store.scroll(SearchFilter(files=["Linker.md"]))
+    assert payload.links == ["Brand New Target.md"]
+    assert "Linker.md" in index.graph.backlinks("Brand New Target.md")
+
+
+def test_graph_survives_a_restart_without_reparsing(
+    index: VaultIndex, vault: Path, counting: CountingEmbedder, sparse: Bm25Encoder
+) -> None:
+    (vault / "Linker.md").write_text("See [[Brand New Target]].\n")
+    (vault / "Brand New Target.md").write_text("Target.\n")
+    index.indexer.sync()
+    settings = index.settings
+    index.close()
+    with VaultIndex(settings, embedder=counting, sparse=sparse) as reopened:
+        counting.embedded = 0
+        reopened.indexer.sync()
+        assert counting.embedded == 0
+        assert reopened.graph.backlinks("Brand New Target.md") == ["Linker.md"]
+    index.store = reopened.store  # the fixture closes it again; closing twice must be harmless
+
+
+def test_index_data_lives_outside_the_vault(index: VaultIndex, vault: Path) -> None:
+    before = sorted(p.relative_to(vault).as_posix() for p in vault.rglob("*"))
+    shutil.copytree(EXAMPLE_VAULT, vault.parent / "pristine")
+    pristine = sorted(
+        p.relative_to(vault.parent / "pristine").as_posix()
+        for p in (vault.parent / "pristine").rglob("*")
+    )
+    assert before == pristine
+    assert not index.settings.edge_path.is_relative_to(vault)
+
+
+def test_an_interrupted_sync_converges_to_the_clean_index(
+    vault: Path, tmp_path: Path, embedder: MiniLmEmbedder, sparse: Bm25Encoder
+) -> None:
+    settings = Settings(vault=vault, data_dir=tmp_path / "interrupted")
+    settings.index.write_batch_chunks = 8
+    with VaultIndex(settings, embedder=embedder, sparse=sparse) as vault_index:
+        real_upsert = vault_index.store.upsert
+        calls = 0
+
+        def failing_upsert(chunks: object) -> None:
+            nonlocal calls
+            calls += 1
+            if calls == 2:
+                # Write half the batch, then die, as a kill -9 mid-write would.
+                real_upsert(chunks[: len(chunks) // 2])  # type: ignore[index]
+                raise KeyboardInterrupt
+            real_upsert(chunks)  # type: ignore[arg-type]
+
+        vault_index.store.upsert = failing_upsert  # type: ignore[method-assign]
+        with pytest.raises(KeyboardInterrupt):
+            vault_index.indexer.sync()
+        vault_index.store.upsert = real_upsert  # type: ignore[method-assign]
+    with VaultIndex(settings, embedder=embedder, sparse=sparse) as resumed:
+        resumed.indexer.sync()
+    assert index_contents(settings) == clean_index_contents(vault, tmp_path, embedder, sparse)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_kill_9_during_indexing_then_resync_converges(
+    seed: int, vault: Path, tmp_path: Path, embedder: MiniLmEmbedder, sparse: Bm25Encoder
+) -> None:
+    data_dir = tmp_path / f"killed-{seed}"
+    env = {
+        **os.environ,
+        "VAULT_AGENT_DATA_DIR": str(data_dir),
+        "VAULT_AGENT_INDEX__WRITE_BATCH_CHUNKS": "4",
+    }
+    command = [sys.executable, "-m", "vault_agent.cli", "index", "--vault", str(vault)]
+    process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    # Model loading takes about a second, the example vault a few more to embed: a seeded
+    # delay in that window lands the kill before, during or between writes.
+    time.sleep(random.Random(seed).uniform(1.5, 5.0))
+    process.kill()
+    process.wait()
+    settings = Settings(vault=vault, data_dir=data_dir)
+    with VaultIndex(settings, embedder=embedder, sparse=sparse) as resumed:
+        resumed.indexer.sync()
+    assert index_contents(settings) == clean_index_contents(vault, tmp_path, embedder, sparse)
+
+
+def index_contents(settings: Settings) -> list[tuple[str, str, int, str]]:
+    """Every point as (id, file, chunk_index, content_hash), sorted; duplicates would show."""
+    store = open_store(settings)
+    try:
+        payloads = list(store.scroll())
+        assert store.count() == len(payloads)
+        return sorted(
+            (
+                point_id(settings.vault_id, p.file, p.chunk_index),
+                p.file,
+                p.chunk_index,
+                p.content_hash,
+            )
+            for p in payloads
+        )
+    finally:
+        store.close()
+
+
+def clean_index_contents(
+    vault: Path, tmp_path: Path, embedder: MiniLmEmbedder, sparse: Bm25Encoder
+) -> list[tuple[str, str, int, str]]:
+    clean = Settings(vault=vault, data_dir=tmp_path / "clean")
+    with VaultIndex(clean, embedder=embedder, sparse=sparse) as vault_index:
+        vault_index.indexer.sync()
+    return index_contents(clean)
+
+
+def test_watch_reindexes_a_saved_note(index: VaultIndex, vault: Path) -> None:
+    # How fast is measured in bench/ (target under a second); here: that it happens at all.
+    async def scenario() -> None:
+        stop = asyncio.Event()
+        synced = asyncio.Event()
+        watcher = asyncio.create_task(
+            index.indexer.watch(stop=stop, on_sync=lambda report: synced.set())
+        )
+        await asyncio.sleep(0.5)  # let inotify start watching
+        (vault / "Fresh idea.md").write_text("# Idea\n\nA solar-powered dehydrator for apricots.\n")
+        while index.searcher.search("dehydrator apricots", limit=1)[0].file != "Fresh idea.md":
+            await asyncio.wait_for(synced.wait(), timeout=5)
+            synced.clear()
+        stop.set()
+        await watcher
+
+    asyncio.run(scenario())
+    assert index.store.count(SearchFilter(files=["Fresh idea.md"])) == 1

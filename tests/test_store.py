@@ -1,0 +1,642 @@
+"""One behaviour suite for both `Store` implementations, plus what only one of them has.
+
+Every test taking the `store` fixture runs twice: against Qdrant Edge in a temporary folder and
+against `ServerStore` on `QdrantClient(":memory:")` (the client's in-process server API).
+Vectors are synthetic and deterministic: dense ones are seeded random unit vectors, sparse ones
+count the words of a chunk's body, so keyword matching and IDF behave as with real BM25.
+"""
+
+from __future__ import annotations
+
+import http.server
+import subprocess
+import sys
+import threading
+import time
+import uuid
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from qdrant_client import QdrantClient
+from qdrant_client import models as m
+
+from vault_agent.config import Settings, StoreSettings
+from vault_agent.index.edge_store import EdgeStore
+from vault_agent.index.errors import StoreError, StoreLockedError, StoreUnavailableError
+from vault_agent.index.server_store import ServerStore
+from vault_agent.index.store import (
+    DENSE_DIM,
+    ChunkPayload,
+    EmbeddedChunk,
+    SearchFilter,
+    SparseVector,
+    Store,
+    point_id,
+)
+from vault_agent.index.stores import open_store
+
+VAULT_ID = uuid.UUID("6f1c2a4e-0000-4000-8000-000000000001")
+
+
+# -- a small synthetic vault ------------------------------------------------------------------
+
+
+@dataclass
+class Note:
+    file: str
+    bodies: list[str]
+    tags: list[str] = field(default_factory=list)
+    type: str | None = None
+    date: str | None = None
+    source: str = "vault"
+
+
+NOTES = [
+    Note(
+        "Projects/Alpha/plan.md",
+        ["alpha kickoff budget timeline", "alpha risks vendor contract", "alpha launch checklist"],
+        tags=["project", "project/alpha"],
+        type="project",
+    ),
+    Note(
+        "Projects/Beta/notes.md",
+        ["beta prototype sensor firmware", "beta field test results"],
+        tags=["project", "project/beta"],
+        type="project",
+    ),
+    Note("Daily/2024-05-01.md", ["standup coffee dentist"], ["daily"], "daily", "2024-05-01"),
+    Note("Daily/2024-05-02.md", ["gardening tomatoes compost"], ["daily"], "daily", "2024-05-02"),
+    Note("Daily/2024-05-03.md", ["kubernetes upgrade outage"], ["daily"], "daily", "2024-05-03"),
+    Note("Daily/2024-05-10.md", ["birthday cake recipe"], ["daily"], "daily", "2024-05-10"),
+    Note("Inbox/idea.md", ["solar powered bicycle lamp"], tags=["idea"]),
+    Note(
+        "Clippings/article.md",
+        ["quantum error correction survey", "surface codes threshold"],
+        tags=["reading"],
+        source="web",
+    ),
+]
+ALL_FILES = {n.file for n in NOTES}
+DAILY = {n.file for n in NOTES if n.type == "daily"}
+PLAN, BETA, IDEA, ARTICLE = (
+    "Projects/Alpha/plan.md",
+    "Projects/Beta/notes.md",
+    "Inbox/idea.md",
+    "Clippings/article.md",
+)
+
+
+def dense_vector(seed_text: str) -> list[float]:
+    """A deterministic random unit vector for `seed_text`."""
+    rng = np.random.default_rng(zlib.crc32(seed_text.encode()))
+    vector = rng.standard_normal(DENSE_DIM)
+    return (vector / np.linalg.norm(vector)).tolist()  # type: ignore[no-any-return]
+
+
+def sparse_vector(text: str, *, query: bool = False) -> SparseVector:
+    """Word counts (documents) or plain word presence (queries), one id per word."""
+    counts: dict[int, float] = {}
+    for word in text.lower().split():
+        term = zlib.crc32(word.encode())
+        counts[term] = 1.0 if query else counts.get(term, 0.0) + 1.0
+    terms = sorted(counts)
+    return SparseVector(indices=terms, values=[counts[t] for t in terms])
+
+
+def folders_of(file: str) -> list[str]:
+    parts = file.split("/")[:-1]
+    return ["/".join(parts[: i + 1]) for i in range(len(parts))]
+
+
+def make_chunk(
+    note: Note, index: int, *, chunk_count: int | None = None, content_hash: str | None = None
+) -> EmbeddedChunk:
+    payload = ChunkPayload(
+        file=note.file,
+        title=note.file.rsplit("/", 1)[-1].removesuffix(".md"),
+        heading=f"Section {index}",
+        chunk_index=index,
+        chunk_count=chunk_count or len(note.bodies),
+        body=note.bodies[index],
+        tags=note.tags,
+        type=note.type,
+        folders=folders_of(note.file),
+        source=note.source,
+        mtime=1_700_000_000.0 + len(note.file),
+        size=100 * len(note.bodies),
+        date=note.date,
+        links=[],
+        content_hash=content_hash or f"hash-{note.file}",
+    )
+    return EmbeddedChunk(
+        id=point_id(VAULT_ID, note.file, index),
+        dense=dense_vector(f"{note.file}#{index}"),
+        sparse=sparse_vector(note.bodies[index]),
+        payload=payload,
+    )
+
+
+CHUNKS = [make_chunk(note, i) for note in NOTES for i in range(len(note.bodies))]
+CHUNKS_PER_FILE = {n.file: len(n.bodies) for n in NOTES}
+
+
+# -- fixtures ---------------------------------------------------------------------------------
+
+
+def new_store(kind: str, tmp_path: Path) -> Store:
+    if kind == "edge":
+        return EdgeStore(tmp_path / "edge")
+    return ServerStore(QdrantClient(":memory:"), "vault-agent-test")
+
+
+@pytest.fixture(params=["edge", "server"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
+    """An empty store of each implementation."""
+    opened = new_store(request.param, tmp_path)
+    yield opened
+    opened.close()
+
+
+@pytest.fixture
+def filled(store: Store) -> Store:
+    """The store holding the synthetic vault."""
+    store.upsert(CHUNKS)
+    return store
+
+
+def files_of(payloads: Any) -> set[str]:
+    return {p.file for p in payloads}
+
+
+# -- writes -----------------------------------------------------------------------------------
+
+
+def test_upsert_twice_keeps_one_point_per_chunk(store: Store) -> None:
+    store.upsert(CHUNKS)
+    store.upsert(CHUNKS)
+    assert store.count() == len(CHUNKS)
+
+
+def test_upsert_replaces_the_payload_of_an_existing_point(filled: Store) -> None:
+    changed = make_chunk(NOTES[0], 0, content_hash="new-hash")
+    filled.upsert([changed])
+    stored = list(filled.scroll(SearchFilter(files=[PLAN], chunk_index=0)))
+    assert [p.content_hash for p in stored] == ["new-hash"]
+    assert filled.count() == len(CHUNKS)
+
+
+def test_payload_round_trips_unchanged(filled: Store) -> None:
+    stored = {(p.file, p.chunk_index): p for p in filled.scroll()}
+    assert stored == {(c.payload.file, c.payload.chunk_index): c.payload for c in CHUNKS}
+
+
+def test_delete_files_removes_exactly_those_files(filled: Store) -> None:
+    filled.delete_files([PLAN, IDEA, "Not/indexed.md"])
+    assert files_of(filled.scroll()) == ALL_FILES - {PLAN, IDEA}
+    assert filled.count() == len(CHUNKS) - CHUNKS_PER_FILE[PLAN] - CHUNKS_PER_FILE[IDEA]
+
+
+def test_delete_files_with_no_files_deletes_nothing(filled: Store) -> None:
+    filled.delete_files([])
+    assert filled.count() == len(CHUNKS)
+
+
+def test_set_links_rewrites_links_on_every_chunk_of_the_file(filled: Store) -> None:
+    filled.set_links(PLAN, ["Projects/Beta/notes.md", "Inbox/idea.md"])
+    by_file: dict[str, list[list[str]]] = {}
+    for payload in filled.scroll():
+        by_file.setdefault(payload.file, []).append(payload.links)
+    assert by_file[PLAN] == [["Projects/Beta/notes.md", "Inbox/idea.md"]] * 3
+    assert all(links == [] for f, chunks in by_file.items() if f != PLAN for links in chunks)
+    # Only the payload changed: the chunk is still found by its own vectors.
+    hits = filled.query(CHUNKS[0].dense, sparse_vector(CHUNKS[0].payload.body, query=True))
+    assert hits[0].id == CHUNKS[0].id
+    assert hits[0].payload.body == CHUNKS[0].payload.body
+
+
+# -- queries ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("chunk", CHUNKS, ids=lambda c: f"{c.payload.file}#{c.payload.chunk_index}")
+def test_hybrid_query_ranks_the_exact_match_first(filled: Store, chunk: EmbeddedChunk) -> None:
+    hits = filled.query(chunk.dense, sparse_vector(chunk.payload.body, query=True), limit=5)
+    assert hits[0].id == chunk.id
+    assert hits[0].payload == chunk.payload
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+
+
+def test_hybrid_query_fuses_with_rrf_k60(filled: Store) -> None:
+    chunk = CHUNKS[0]
+    hits = filled.query(chunk.dense, sparse_vector(chunk.payload.body, query=True))
+    # First in both lists. Qdrant counts ranks from 0, so each list adds 1/(60+0).
+    assert hits[0].score == pytest.approx(2 / 60, rel=1e-5)
+
+
+def test_dense_only_query_scores_by_cosine(filled: Store) -> None:
+    chunk = CHUNKS[4]
+    hits = filled.query(chunk.dense, None, limit=3)
+    assert hits[0].id == chunk.id
+    assert hits[0].score == pytest.approx(1.0, abs=1e-4)
+    assert len(hits) == 3
+
+
+def test_sparse_only_query_finds_the_chunk_with_the_word(filled: Store) -> None:
+    hits = filled.query(None, sparse_vector("tomatoes", query=True))
+    assert [h.payload.file for h in hits] == ["Daily/2024-05-02.md"]
+
+
+def test_sparse_query_prefers_the_rarer_word(filled: Store) -> None:
+    # "alpha" is in three chunks, "vendor" in one: IDF must make "vendor" decide.
+    hits = filled.query(None, sparse_vector("alpha vendor", query=True), limit=3)
+    assert hits[0].payload.body == "alpha risks vendor contract"
+    assert {h.payload.file for h in hits} == {PLAN}
+
+
+def test_query_whose_sparse_vector_is_empty_is_dense_only(filled: Store) -> None:
+    chunk = CHUNKS[2]
+    empty = SparseVector(indices=[], values=[])
+    assert filled.query(chunk.dense, empty)[0].id == chunk.id
+    assert filled.query(None, empty) == []
+
+
+def test_query_without_any_vector_is_an_error(filled: Store) -> None:
+    with pytest.raises(ValueError, match="dense or a sparse"):
+        filled.query(None, None)
+
+
+def test_query_limit_caps_hits(filled: Store) -> None:
+    assert len(filled.query(CHUNKS[0].dense, None, limit=4)) == 4
+    assert len(filled.query(CHUNKS[0].dense, sparse_vector("alpha"), limit=2)) == 2
+
+
+# -- filters ----------------------------------------------------------------------------------
+
+FILTER_CASES: list[tuple[str, SearchFilter, set[str]]] = [
+    ("tag", SearchFilter(tags=["project"]), {PLAN, BETA}),
+    ("nested tag, hash and case", SearchFilter(tags=["#Project/Alpha"]), {PLAN}),
+    ("tags are alternatives", SearchFilter(tags=["idea", "reading"]), {IDEA, ARTICLE}),
+    ("type", SearchFilter(types=["daily"]), DAILY),
+    ("folder and its subfolders", SearchFilter(folders=["Projects"]), {PLAN, BETA}),
+    ("subfolder", SearchFilter(folders=["Projects/Beta/"]), {BETA}),
+    ("files", SearchFilter(files=[IDEA, "Daily/2024-05-01.md"]), {IDEA, "Daily/2024-05-01.md"}),
+    ("source", SearchFilter(sources=["web"]), {ARTICLE}),
+    (
+        "date range is inclusive",
+        SearchFilter(date_from=date(2024, 5, 2), date_to=date(2024, 5, 3)),
+        {"Daily/2024-05-02.md", "Daily/2024-05-03.md"},
+    ),
+    (
+        "date_from only",
+        SearchFilter(date_from=date(2024, 5, 3)),
+        {"Daily/2024-05-03.md", "Daily/2024-05-10.md"},
+    ),
+    ("date_to only", SearchFilter(date_to=date(2024, 5, 1)), {"Daily/2024-05-01.md"}),
+    ("empty date range", SearchFilter(date_from=date(2024, 5, 4), date_to=date(2024, 5, 9)), set()),
+    ("chunk_index", SearchFilter(chunk_index=2), {PLAN}),
+    ("tag AND folder", SearchFilter(tags=["project"], folders=["Projects/Alpha"]), {PLAN}),
+    ("tag AND type, disjoint", SearchFilter(tags=["project"], types=["daily"]), set()),
+    (
+        "type AND date AND files",
+        SearchFilter(
+            types=["daily"],
+            date_from=date(2024, 5, 2),
+            files=["Daily/2024-05-01.md", "Daily/2024-05-10.md", PLAN],
+        ),
+        {"Daily/2024-05-10.md"},
+    ),
+    ("source AND chunk_index", SearchFilter(sources=["vault"], chunk_index=1), {PLAN, BETA}),
+    ("empty filter matches all", SearchFilter(), ALL_FILES),
+]
+
+
+@pytest.mark.parametrize(
+    ("search_filter", "files"), [c[1:] for c in FILTER_CASES], ids=[c[0] for c in FILTER_CASES]
+)
+def test_filter_selects_the_same_points_in_scroll_count_and_query(
+    filled: Store, search_filter: SearchFilter, files: set[str]
+) -> None:
+    scrolled = list(filled.scroll(search_filter))
+    assert files_of(scrolled) == files
+    if search_filter.chunk_index is not None:
+        assert {p.chunk_index for p in scrolled} == {search_filter.chunk_index}
+    assert filled.count(search_filter) == len(scrolled)
+    if search_filter.chunk_index is None:
+        assert len(scrolled) == sum(CHUNKS_PER_FILE[f] for f in files)
+    # Dense prefetch returns every filtered point, so the fused hits cover them all.
+    hits = filled.query(
+        CHUNKS[0].dense, sparse_vector("alpha beta daily", query=True), search_filter, 50, 50
+    )
+    assert files_of(h.payload for h in hits) == files
+    assert len(hits) == len(scrolled)
+    dense_hits = filled.query(CHUNKS[0].dense, None, search_filter, limit=50)
+    assert files_of(h.payload for h in dense_hits) == files
+
+
+def test_filter_applies_before_the_top_k_cut(filled: Store) -> None:
+    # The best dense match is in plan.md; the filter must pick among daily notes before the
+    # top-1 cut, not cut first and filter an empty list.
+    hits = filled.query(CHUNKS[0].dense, None, SearchFilter(types=["daily"]), limit=1)
+    assert len(hits) == 1
+    assert hits[0].payload.file in DAILY
+
+
+# -- scroll and count -------------------------------------------------------------------------
+
+
+def test_scroll_stops_at_limit(filled: Store) -> None:
+    assert len(list(filled.scroll(limit=5))) == 5
+    assert len(list(filled.scroll(SearchFilter(types=["daily"]), limit=2))) == 2
+    assert len(list(filled.scroll(limit=0))) == 0
+    assert len(list(filled.scroll(limit=1000))) == len(CHUNKS)
+
+
+def test_count_of_an_empty_store_is_zero(store: Store) -> None:
+    assert store.count() == 0
+    assert store.count(SearchFilter(tags=["project"])) == 0
+    assert store.file_states() == {}
+    assert list(store.scroll()) == []
+
+
+# -- file states ------------------------------------------------------------------------------
+
+
+def test_file_states_report_hash_mtime_size_and_chunks(filled: Store) -> None:
+    states = filled.file_states()
+    assert set(states) == ALL_FILES
+    plan = states[PLAN]
+    assert plan.content_hash == f"hash-{PLAN}"
+    assert plan.mtime == 1_700_000_000.0 + len(PLAN)
+    assert plan.size == 300
+    assert (plan.chunk_count, plan.stored_chunks) == (3, 3)
+    assert all(state.complete for state in states.values())
+
+
+def test_file_states_detect_a_half_written_file(store: Store) -> None:
+    note = NOTES[0]
+    store.upsert([make_chunk(note, 0), make_chunk(note, 1)])  # chunk 2 of 3 never arrived
+    state = store.file_states()[note.file]
+    assert (state.chunk_count, state.stored_chunks, state.complete) == (3, 2, False)
+
+
+def test_file_states_never_match_a_file_mixing_two_versions(filled: Store) -> None:
+    filled.upsert([make_chunk(NOTES[0], 1, content_hash="newer")])
+    state = filled.file_states()[PLAN]
+    assert state.content_hash == ""
+    assert state.stored_chunks == 3
+
+
+@pytest.fixture(scope="module")
+def big_chunks() -> list[EmbeddedChunk]:
+    """20,000 chunks in 2,000 files (built once; both stores read the same list)."""
+    rng = np.random.default_rng(7)
+    dense = rng.standard_normal((20_000, DENSE_DIM)).astype(np.float32)
+    dense /= np.linalg.norm(dense, axis=1, keepdims=True)
+    rows = dense.tolist()
+    chunks = []
+    for i, row in enumerate(rows):
+        note = i // 10
+        file = f"folder{note % 37}/note{note}.md"
+        terms = sorted({int(t) for t in rng.integers(0, 5000, 12)})
+        payload = ChunkPayload(
+            file=file,
+            title=f"note{note}",
+            chunk_index=i % 10,
+            chunk_count=10,
+            body="lorem ipsum dolor sit amet " * 20,
+            tags=[f"tag{i % 7}"],
+            folders=[f"folder{note % 37}"],
+            mtime=float(note),
+            size=note,
+            content_hash=f"h{note}",
+        )
+        chunks.append(
+            EmbeddedChunk(
+                id=point_id(VAULT_ID, file, i % 10),
+                dense=row,
+                sparse=SparseVector(indices=terms, values=[1.0] * len(terms)),
+                payload=payload,
+            )
+        )
+    return chunks
+
+
+@pytest.mark.slow
+def test_file_states_at_20k_points(store: Store, big_chunks: list[EmbeddedChunk]) -> None:
+    store.upsert(big_chunks)
+    states = store.file_states()
+    assert len(states) == 2_000
+    assert all(s.complete and s.stored_chunks == 10 for s in states.values())
+    assert states["folder5/note42.md"].model_dump() == {
+        "content_hash": "h42",
+        "mtime": 42.0,
+        "size": 42,
+        "chunk_count": 10,
+        "stored_chunks": 10,
+    }
+    assert store.count() == len(big_chunks)
+    # Scrolling crosses page boundaries without losing or repeating points.
+    assert len({(p.file, p.chunk_index) for p in store.scroll(limit=700)}) == 700
+    hits = store.query(big_chunks[123].dense, big_chunks[123].sparse, SearchFilter(tags=["tag4"]))
+    assert hits[0].id == big_chunks[123].id
+
+
+# -- lifecycle ----------------------------------------------------------------------------------
+
+
+def test_a_closed_store_refuses_requests(store: Store) -> None:
+    store.close()
+    store.close()  # idempotent
+    with pytest.raises(StoreError, match="closed"):
+        store.count()
+
+
+def test_edge_index_survives_close_and_reopen(tmp_path: Path) -> None:
+    with EdgeStore(tmp_path / "edge") as first:
+        first.upsert(CHUNKS)
+        first.set_links(IDEA, [PLAN])
+    with EdgeStore(tmp_path / "edge") as second:
+        assert second.count() == len(CHUNKS)
+        assert second.file_states()[PLAN].stored_chunks == 3
+        assert next(second.scroll(SearchFilter(files=[IDEA]))).links == [PLAN]
+        chunk = CHUNKS[5]
+        hits = second.query(chunk.dense, sparse_vector(chunk.payload.body, query=True))
+        assert hits[0].id == chunk.id
+        assert second.count(SearchFilter(date_from=date(2024, 5, 2))) == 3
+
+
+HOLDER = """
+import sys
+from pathlib import Path
+from vault_agent.index.edge_store import EdgeStore
+store = EdgeStore(Path(sys.argv[1]))
+if sys.argv[2] == "write":
+    import os, pickle
+    store.upsert(pickle.loads(sys.stdin.buffer.read()))
+    os._exit(0)  # no close(): only the write-ahead log can have kept the points
+print("ready", flush=True)
+sys.stdin.read()
+"""
+
+
+def test_edge_index_held_by_another_process_is_locked(tmp_path: Path) -> None:
+    path = tmp_path / "edge"
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(path), "hold"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None
+        assert holder.stdout.readline().strip() == "ready"
+        with pytest.raises(StoreLockedError) as raised:
+            EdgeStore(path)
+        assert str(path) in str(raised.value)
+        assert "another vault-agent process" in str(raised.value)
+    finally:
+        holder.kill()  # a crash, not a clean close: the OS must still release the lock
+        holder.wait()
+    with EdgeStore(path) as store:
+        assert store.count() == 0
+
+
+def test_edge_index_opened_twice_in_one_process_is_locked(tmp_path: Path) -> None:
+    with EdgeStore(tmp_path / "edge"), pytest.raises(StoreLockedError):
+        EdgeStore(tmp_path / "edge")
+
+
+def test_edge_writes_survive_a_process_exit_without_close(tmp_path: Path) -> None:
+    import pickle
+
+    path = tmp_path / "edge"
+    subprocess.run(
+        [sys.executable, "-c", HOLDER, str(path), "write"],
+        input=pickle.dumps(CHUNKS),
+        check=True,
+        timeout=60,
+    )
+    with EdgeStore(path) as store:
+        assert store.count() == len(CHUNKS)
+
+
+def test_edge_refuses_an_index_with_another_vector_layout(tmp_path: Path) -> None:
+    from qdrant_edge import Distance, EdgeConfig, EdgeShard, EdgeVectorParams
+
+    path = tmp_path / "edge"
+    other = EdgeConfig(vectors={"fast-all-minilm-l6-v2": EdgeVectorParams(8, Distance.Cosine)})
+    EdgeShard.create(str(path), other).close()
+    with pytest.raises(StoreError, match="different vector layout"):
+        EdgeStore(path)
+
+
+# -- server connection --------------------------------------------------------------------------
+
+
+def test_unreachable_server_is_reported_quickly() -> None:
+    started = time.monotonic()
+    with pytest.raises(
+        StoreUnavailableError, match=r"Qdrant at http://127\.0\.0\.1:1 is unreachable"
+    ):
+        ServerStore.connect("http://127.0.0.1:1", None, "vault-agent-test", timeout_s=2)
+    assert time.monotonic() - started < 5
+
+
+class _FakeQdrant(http.server.BaseHTTPRequestHandler):
+    """Answers every request with the status in `server.status` after `server.delay` s."""
+
+    server: Any
+
+    def _answer(self) -> None:
+        self.server.headers_seen.append(dict(self.headers))
+        time.sleep(self.server.delay)
+        body = b'{"status": {"error": "nope"}, "time": 0}'
+        self.send_response(self.server.status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    do_GET = do_PUT = do_POST = _answer
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def fake_qdrant() -> Iterator[Any]:
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _FakeQdrant)
+    server.daemon_threads = True
+    server.status, server.delay, server.headers_seen = 200, 0.0, []  # type: ignore[attr-defined]
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
+    thread.start()
+    yield server
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.mark.parametrize(
+    ("status", "message"),
+    [(401, "check the API key"), (403, "check the API key"), (503, "is unavailable")],
+)
+def test_server_refusals_name_the_url_and_the_fix(
+    fake_qdrant: Any, status: int, message: str
+) -> None:
+    fake_qdrant.status = status
+    url = f"http://127.0.0.1:{fake_qdrant.server_address[1]}"
+    with (
+        pytest.warns(UserWarning, match="insecure connection"),
+        pytest.raises(StoreUnavailableError, match=message) as raised,
+    ):
+        ServerStore.connect(url, "secret-key", "vault-agent-test", timeout_s=5)
+    assert url in str(raised.value)
+    assert fake_qdrant.headers_seen[0].get("api-key") == "secret-key"
+
+
+def test_server_timeout_is_unavailable(fake_qdrant: Any) -> None:
+    fake_qdrant.delay = 3.0
+    url = f"http://127.0.0.1:{fake_qdrant.server_address[1]}"
+    started = time.monotonic()
+    with pytest.raises(StoreUnavailableError, match="unreachable"):
+        ServerStore.connect(url, None, "vault-agent-test", timeout_s=1)
+    assert time.monotonic() - started < 2.5
+
+
+def test_server_refuses_a_collection_with_another_vector_layout() -> None:
+    client = QdrantClient(":memory:")
+    client.create_collection(
+        "notes", vectors_config=m.VectorParams(size=8, distance=m.Distance.DOT)
+    )
+    with pytest.raises(StoreError, match="not made by vault-agent"):
+        ServerStore(client, "notes")
+
+
+def test_server_store_reopens_an_existing_collection() -> None:
+    client = QdrantClient(":memory:")
+    ServerStore(client, "notes").upsert(CHUNKS)
+    assert ServerStore(client, "notes").count() == len(CHUNKS)
+
+
+# -- choosing the implementation ------------------------------------------------------------------
+
+
+def test_open_store_uses_edge_without_a_url(tmp_path: Path) -> None:
+    settings = Settings(vault=tmp_path / "vault", data_dir=tmp_path / "data")
+    store = open_store(settings)
+    try:
+        assert isinstance(store, EdgeStore)
+        assert store.path == settings.edge_path
+        assert settings.edge_path.is_relative_to(tmp_path / "data")
+    finally:
+        store.close()
+
+
+def test_open_store_uses_the_server_with_a_url(tmp_path: Path) -> None:
+    settings = Settings(vault=tmp_path / "vault", store=StoreSettings(url="http://127.0.0.1:1"))
+    with pytest.raises(StoreUnavailableError, match=r"127\.0\.0\.1:1"):
+        open_store(settings)
