@@ -197,7 +197,7 @@ class Indexer:
         else:
             looked_at = set(paths)
             gone = {p for p in looked_at if p in states and p not in notes_on_disk}
-            vanished_files = {p for p in looked_at if p in self.graph.files()} - {
+            vanished_files = {p for p in looked_at if p in self.graph} - {
                 f.file for f in on_disk
             }
         self._delete(gone | {f for f in vanished_files if is_note(f)}, report)

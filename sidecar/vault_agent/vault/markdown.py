@@ -1,0 +1,256 @@
+"""Markdown structure of a note body: headings, links and inline tags, read the way Obsidian does.
+
+Owns the markdown-it configuration (CommonMark + tables + strikethrough + `$math$` + a
+`[[wikilink]]` rule) and the walk over its tokens. Because only prose tokens are scanned,
+fenced/indented code, inline code, math and HTML never yield tags or links. Obsidian comments
+(`%% ... %%`) and Templater commands (`<% ... %>`) are hidden before the walk.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Literal, NamedTuple
+from urllib.parse import unquote
+
+from markdown_it import MarkdownIt
+from markdown_it.rules_inline import StateInline
+from markdown_it.token import Token
+from mdit_py_plugins.dollarmath import dollarmath_plugin
+
+# Obsidian tag: '#' at the start or after whitespace, then letters/digits/_/-/'/'.
+_TAG = re.compile(r"(?<!\S)#([\w/-]+)")
+_URL_SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:|^//")
+# Stands in for inline code, math, links and escapes: neither whitespace nor a tag character,
+# so `x`#tag is not a tag (as in Obsidian) while `x` #tag is.
+_OPAQUE = "\ufffc"
+_HIDDEN_OPENERS = re.compile(r"(`+)|%%|<%")
+_MAYBE_CODE = re.compile(r"```|~~~|\$\$|^(?: {4}|\t)", re.MULTILINE)
+
+
+@dataclass
+class RawLink:
+    """A link as found in the text, before it becomes a `notes.Link`."""
+
+    target: str
+    subpath: str | None
+    display: str | None
+    embed: bool
+    kind: Literal["wikilink", "markdown"]
+
+
+class HeadingSpan(NamedTuple):
+    """A top-level heading and its lines [start, end) (0-based, within the body)."""
+
+    level: int
+    text: str
+    start: int
+    end: int
+
+
+@dataclass
+class MarkdownFacts:
+    """What the token walk found in a body."""
+
+    headings: list[HeadingSpan] = field(default_factory=list)
+    links: list[RawLink] = field(default_factory=list)
+    tags: list[str] = field(default_factory=list)
+
+
+def scan_markdown(body: str) -> MarkdownFacts:
+    """Headings (top level only, with their line span), links and inline tags of `body`."""
+    if "%%" in body or "<%" in body:
+        # Comment markers inside code are text: find the code blocks first (block pass only,
+        # and only when the body could hold one).
+        code_lines = _code_lines(_BLOCK_PARSER.parse(body)) if _MAYBE_CODE.search(body) else set()
+        body = hide_comments(body, code_lines)
+    tokens = _PARSER.parse(body)
+    facts = MarkdownFacts()
+    for index, token in enumerate(tokens):
+        if token.type == "heading_open" and token.level == 0 and token.map:
+            title = " ".join(tokens[index + 1].content.split("\n")).strip()  # setext: 2+ lines
+            facts.headings.append(HeadingSpan(int(token.tag[1:]), title, *token.map))
+        elif token.type == "inline" and token.children:
+            _scan_inline(token.children, facts)
+    return facts
+
+
+def parse_wikilink(inner: str, embed: bool) -> RawLink | None:
+    """`Target#Sub|Display` (the text between the brackets) as a link; None if it is empty."""
+    inner = inner.replace("\\|", "|")
+    target_part, has_display, display = inner.partition("|")
+    target, has_subpath, subpath = target_part.partition("#")
+    target = target.strip()
+    subpath = subpath.strip() if has_subpath else ""
+    if not target and not subpath:
+        return None
+    return RawLink(
+        target=target,
+        subpath=subpath or None,
+        display=display.strip() or None if has_display else None,
+        embed=embed,
+        kind="wikilink",
+    )
+
+
+def hide_comments(text: str, code_lines: set[int]) -> str:
+    """`text` with `%% comments %%` and `<% templater %>` removed outside code; lines are kept.
+
+    An unclosed `%%` hides the rest of the note, as in Obsidian; an unclosed `<%` is left alone.
+    """
+    out: list[str] = []
+    closer: str | None = None  # the delimiter that ends the hidden region we are in, if any
+    offset = 0
+    for number, line in enumerate(text.split("\n")):
+        if closer is None and number in code_lines:
+            out.append(line)
+        else:
+            kept, closer = _hide_in_line(line, closer, text, offset)
+            out.append(kept)
+        offset += len(line) + 1
+    return "\n".join(out)
+
+
+def _hide_in_line(line: str, closer: str | None, text: str, offset: int) -> tuple[str, str | None]:
+    """One line with its hidden parts removed, and the delimiter still open at its end."""
+    kept: list[str] = []
+    pos = 0
+    while pos < len(line):
+        if closer is not None:
+            end = line.find(closer, pos)
+            if end < 0:
+                break
+            pos, closer = end + len(closer), None
+            continue
+        match = _HIDDEN_OPENERS.search(line, pos)
+        if match is None:
+            kept.append(line[pos:])
+            break
+        if match.group(1):  # an inline code span: copy it untouched
+            close = re.compile(rf"(?<!`){match.group(1)}(?!`)").search(line, match.end())
+            end = close.end() if close else match.end()
+            kept.append(line[pos:end])
+            pos = end
+            continue
+        kept.append(line[pos : match.start()])
+        pos = match.end()
+        if match.group() == "%%":
+            closer = "%%"
+        elif text.find("%>", offset + pos) >= 0:
+            closer = "%>"
+        else:
+            kept.append(match.group())  # a lone "<%" is just text
+    return "".join(kept), closer
+
+
+def _code_lines(tokens: list[Token]) -> set[int]:
+    lines: set[int] = set()
+    for token in tokens:
+        if token.type in ("fence", "code_block", "math_block") and token.map:
+            lines.update(range(token.map[0], token.map[1]))
+    return lines
+
+
+def _scan_inline(children: list[Token], facts: MarkdownFacts) -> None:
+    """Collect links and tags from one inline token's children, in order."""
+    prose: list[str] = []
+    link_depth = 0
+    link: RawLink | None = None
+    label: list[str] = []
+    for child in children:
+        kind = child.type
+        if kind == "link_open":
+            link_depth += 1
+            link = _markdown_link(str(child.attrs.get("href", "")), embed=False, display=None)
+            label = []
+            prose.append(_OPAQUE)
+        elif kind == "link_close":
+            link_depth = max(0, link_depth - 1)
+            if link is not None:
+                link.display = "".join(label).strip() or None
+                facts.links.append(link)
+                link = None
+        elif link_depth:
+            if kind in ("text", "code_inline", "text_special"):
+                label.append(child.content)
+        elif kind == "text":
+            prose.append(child.content)
+        elif kind in ("softbreak", "hardbreak"):
+            prose.append("\n")
+        elif kind == "wikilink":
+            wikilink = parse_wikilink(child.content, embed=bool(child.meta.get("embed")))
+            if wikilink is not None:
+                facts.links.append(wikilink)
+            prose.append(_OPAQUE)
+        elif kind == "image":
+            alt = child.content.strip() or None
+            image = _markdown_link(str(child.attrs.get("src", "")), embed=True, display=alt)
+            if image is not None:
+                facts.links.append(image)
+            prose.append(_OPAQUE)
+        elif not kind.endswith(("_open", "_close")):  # code, math, html, escapes
+            prose.append(_OPAQUE)
+    for match in _TAG.finditer("".join(prose)):
+        facts.tags.append(match.group(1))
+
+
+def _markdown_link(href: str, *, embed: bool, display: str | None) -> RawLink | None:
+    """A `[text](path)` link to a vault file; None for URLs (http:, mailto:, obsidian:...)."""
+    href = href.strip()
+    if not href or _URL_SCHEME.match(href):
+        return None
+    path, has_subpath, subpath = href.partition("#")
+    return RawLink(
+        target=unquote(path).strip(),
+        subpath=unquote(subpath).strip() or None if has_subpath else None,
+        display=display,
+        embed=embed,
+        kind="markdown",
+    )
+
+
+def _wikilink_rule(state: StateInline, silent: bool) -> bool:
+    """Inline rule for `[[...]]` and `![[...]]` (one line, up to the first `]]`)."""
+    src, pos = state.src, state.pos
+    embed = src.startswith("![[", pos)
+    if not embed and not src.startswith("[[", pos):
+        return False
+    start = pos + (3 if embed else 2)
+    end = src.find("]]", start, state.posMax)
+    if end < 0:
+        return False
+    inner = src[start:end]
+    if not inner.strip() or "\n" in inner or "[[" in inner:
+        return False
+    if not silent:
+        token = state.push("wikilink", "", 0)
+        token.content = inner
+        token.meta = {"embed": embed}
+    state.pos = end + 2
+    return True
+
+
+def _identity(url: str) -> str:
+    return url
+
+
+def _accept(url: str) -> bool:
+    return True
+
+
+def _make_parser() -> MarkdownIt:
+    options: dict[str, Any] = {"html": True}
+    parser = MarkdownIt("commonmark", options).enable(["table", "strikethrough"])
+    # Keep escapes and entities as separate tokens so `\#word` never becomes a tag.
+    parser.disable("text_join")
+    # Obsidian's inline math: `$x$` with no space inside the dollars, so "$5 and $10" is prose.
+    dollarmath_plugin(parser, allow_labels=False, allow_space=False, allow_digits=False)
+    parser.inline.ruler.before("link", "wikilink", _wikilink_rule)
+    # We read hrefs, we never render them: keep them as written (no percent-encoding).
+    parser.normalizeLink = _identity  # type: ignore[method-assign]
+    parser.validateLink = _accept  # type: ignore[method-assign]
+    return parser
+
+
+_PARSER = _make_parser()
+_BLOCK_PARSER = _make_parser().disable("inline")

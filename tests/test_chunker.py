@@ -1,0 +1,201 @@
+"""Chunking parsed notes (`vault_agent.vault.chunker`) over synthetic notes, examples/vault and
+the real shared vaults."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conftest import EXAMPLE_VAULT, shared_data
+from vault_agent.vault.chunker import Chunk, chunk_note, split_text
+from vault_agent.vault.notes import Note, parse_note
+
+
+def parse(text: str, file: str = "Notes/Topic.md") -> Note:
+    return parse_note(file, text.encode("utf-8"))
+
+
+def para(word: str, chars: int) -> str:
+    """A paragraph of roughly `chars` characters made of sentences about `word`."""
+    sentence = f"The {word} sentence goes on a little. "
+    return (sentence * (chars // len(sentence) + 1))[:chars].rsplit(" ", 1)[0] + "."
+
+
+def squash(text: str) -> str:
+    return re.sub(r"\s+", "", text)
+
+
+def is_subsequence(needle: str, haystack: str) -> bool:
+    letters = iter(haystack)
+    return all(char in letters for char in needle)
+
+
+def assert_nothing_lost(note: Note, chunks: list[Chunk], max_chars: int = 1500) -> None:
+    """Every chunk fits, indexes count from 0, and every section's text (and every heading)
+    survives in order in the chunks."""
+    assert chunks
+    assert [chunk.chunk_index for chunk in chunks] == list(range(len(chunks)))
+    assert all(len(chunk.body) <= max_chars for chunk in chunks)
+    bodies = squash("".join(chunk.body for chunk in chunks))
+    assert is_subsequence(squash("".join(section.text for section in note.sections)), bodies)
+    headings = " ".join(chunk.heading for chunk in chunks) + " ".join(c.body for c in chunks)
+    for section in note.sections:
+        if section.heading_path:
+            assert section.heading_path[-1] in headings
+
+
+# -- sections and merging ---------------------------------------------------------------------
+
+
+def test_one_chunk_per_heading_section_when_sections_are_big_enough() -> None:
+    note = parse(
+        f"# Setup\n{para('setup', 400)}\n## Linux\n{para('linux', 400)}\n"
+        f"# Usage\n{para('usage', 400)}"
+    )
+    chunks = chunk_note(note)
+    assert [chunk.heading for chunk in chunks] == ["Setup", "Setup > Linux", "Usage"]
+    assert chunks[1].body == para("linux", 400)
+    assert_nothing_lost(note, chunks)
+
+
+def test_small_sections_merge_with_the_following_section_keeping_their_headings() -> None:
+    note = parse(
+        f"# Intro\nShort.\n## Details\nAlso short.\n### Deep\n{para('deep', 400)}\n"
+        f"# Next\n{para('next', 400)}"
+    )
+    chunks = chunk_note(note)
+    assert [chunk.heading for chunk in chunks] == ["Intro", "Next"]
+    assert chunks[0].body.startswith("Short.\n\n## Details\n\nAlso short.\n\n### Deep\n\nThe deep")
+    assert_nothing_lost(note, chunks)
+
+
+def test_a_small_last_section_merges_into_the_previous_one() -> None:
+    note = parse(f"# Main\n{para('main', 500)}\n## Footer\nThe end.")
+    chunks = chunk_note(note)
+    assert len(chunks) == 1
+    assert chunks[0].heading == "Main"
+    assert chunks[0].body.endswith("## Footer\n\nThe end.")
+
+
+def test_small_sections_do_not_merge_past_max_chars() -> None:
+    note = parse(f"# Tiny\nSmall.\n# Big\n{para('big', 1495)}")
+    chunks = chunk_note(note)
+    assert [chunk.heading for chunk in chunks] == ["Tiny", "Big"]
+    assert chunks[0].body == "Small."
+
+
+def test_text_before_the_first_heading_has_an_empty_heading() -> None:
+    note = parse(f"{para('preamble', 400)}\n# Later\n{para('later', 400)}")
+    assert [chunk.heading for chunk in chunk_note(note)] == ["", "Later"]
+
+
+def test_note_without_body_gets_one_title_chunk() -> None:
+    for text in ("", "---\ntags: [x]\n---\n", "   \n\n"):
+        chunks = chunk_note(parse(text, "Ideas/Quiet Note.md"))
+        assert chunks == [Chunk(chunk_index=0, heading="", body="", embed_text="Quiet Note")]
+
+
+def test_a_lone_empty_heading_still_gets_a_chunk() -> None:
+    chunks = chunk_note(parse("# Only a heading\n"))
+    assert [(chunk.heading, chunk.body) for chunk in chunks] == [("Only a heading", "")]
+    assert chunks[0].embed_text == "Topic\nOnly a heading"
+
+
+def test_embed_text_holds_title_heading_path_and_body() -> None:
+    note = parse(
+        f"# Setup\n{para('a', 400)}\n## Linux\nUse apt. {para('b', 400)}", "Guides/Install.md"
+    )
+    chunk = chunk_note(note)[1]
+    assert chunk.embed_text == f"Install\nSetup > Linux\n\n{chunk.body}"
+    assert chunk.body.startswith("Use apt.")
+
+
+# -- splitting --------------------------------------------------------------------------------
+
+
+def test_long_sections_split_at_paragraphs() -> None:
+    paragraphs = [para(word, 600) for word in ("one", "two", "three", "four")]
+    note = parse("# Long\n" + "\n\n".join(paragraphs))
+    chunks = chunk_note(note)
+    assert [chunk.body for chunk in chunks] == [
+        paragraphs[0] + "\n\n" + paragraphs[1],
+        paragraphs[2] + "\n\n" + paragraphs[3],
+    ]
+    assert {chunk.heading for chunk in chunks} == {"Long"}
+
+
+def test_long_paragraphs_split_at_sentences() -> None:
+    text = " ".join(f"Sentence number {n} says something useful about bread." for n in range(60))
+    pieces = split_text(text, 300)
+    assert all(len(piece) <= 300 for piece in pieces)
+    assert all(piece.endswith(".") and piece[0].isupper() for piece in pieces)
+    assert " ".join(pieces) == text
+
+
+def test_long_lists_split_at_lines_keeping_items_whole() -> None:
+    items = [f"- item {n}: water the beds and check the timer" for n in range(80)]
+    pieces = split_text("\n".join(items), 500)
+    assert all(len(piece) <= 500 for piece in pieces)
+    assert [line for piece in pieces for line in piece.split("\n")] == items
+
+
+def test_only_a_word_longer_than_max_chars_is_cut_mid_word() -> None:
+    long_word = "x" * 700
+    pieces = split_text(f"short words here {long_word} and more", 300)
+    assert pieces == ["short words here", "x" * 300, "x" * 300, "x" * 100, "and more"]
+
+
+def test_sizes_are_configurable() -> None:
+    note = parse("\n\n".join(para(word, 150) for word in ("a", "b", "c", "d")))
+    chunks = chunk_note(note, min_chars=50, max_chars=200)
+    assert len(chunks) == 4
+    assert_nothing_lost(note, chunks, max_chars=200)
+
+
+# -- real notes -------------------------------------------------------------------------------
+
+
+def test_example_vault_notes_chunk_without_losing_text() -> None:
+    for path in sorted(EXAMPLE_VAULT.rglob("*.md")):
+        note = parse_note(path.relative_to(EXAMPLE_VAULT).as_posix(), path.read_bytes())
+        chunks = chunk_note(note)
+        assert_nothing_lost(note, chunks)
+        assert all(chunk.embed_text.startswith(note.title) for chunk in chunks)
+
+
+def test_irrigation_decision_stays_in_one_chunk_under_its_heading() -> None:
+    path = EXAMPLE_VAULT / "Projects" / "Garden" / "Garden Irrigation.md"
+    chunks = chunk_note(parse_note("Projects/Garden/Garden Irrigation.md", path.read_bytes()))
+    decision = [chunk for chunk in chunks if "We decided on drip lines" in chunk.body]
+    assert len(decision) == 1
+    assert "Decision" in decision[0].heading or "## Decision" in decision[0].body
+
+
+@pytest.mark.parametrize("vault", ["obsidian-help-en", "obsidian-tasks", "kepano-obsidian"])
+def test_real_vault_notes_chunk_within_limits_without_losing_text(vault: str) -> None:
+    root = shared_data("vaults", vault)
+    for path in sorted(root.rglob("*.md")):
+        note = parse_note(path.relative_to(root).as_posix(), path.read_bytes())
+        assert_nothing_lost(note, chunk_note(note))
+
+
+_PIECES = st.sampled_from(
+    ["# A\n", "## B\n", "### C\n", "\n\n", "\n", ". ", "! ", " ", "- item\n", "```\n", "word",
+     "x" * 50, "Sentence here.", "é", "\t"]
+)  # fmt: skip
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(_PIECES, max_size=120).map("".join),
+    st.integers(min_value=0, max_value=120),
+    st.integers(min_value=20, max_value=300),
+)
+def test_any_note_chunks_within_max_chars_without_losing_text(
+    text: str, min_chars: int, max_chars: int
+) -> None:
+    note = parse(text)
+    assert_nothing_lost(note, chunk_note(note, min_chars=min_chars, max_chars=max_chars), max_chars)

@@ -1,0 +1,309 @@
+"""Link resolution and the link graph (`vault_agent.vault.graph`), over examples/vault (its
+features are listed in test_notes.py) and the real shared vaults."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable
+from pathlib import Path
+
+import pytest
+
+from conftest import EXAMPLE_VAULT, shared_data
+from vault_agent.vault.graph import LinkGraph
+from vault_agent.vault.notes import Link, Note, parse_note
+
+
+def load(root: Path) -> list[Note]:
+    return [
+        parse_note(path.relative_to(root).as_posix(), path.read_bytes())
+        for path in sorted(root.rglob("*.md"))
+    ]
+
+
+def build(notes: Iterable[Note]) -> LinkGraph:
+    graph = LinkGraph()
+    for note in notes:
+        graph.set_file(note.file, note.aliases, note.links)
+    return graph
+
+
+def links(*targets: str) -> list[Link]:
+    return [
+        Link(target=target, subpath=None, display=None, embed=False, kind="wikilink")
+        for target in targets
+    ]
+
+
+def graph_of(*files: str) -> LinkGraph:
+    graph = LinkGraph()
+    for file in files:
+        graph.set_file(file)
+    return graph
+
+
+def snapshot(graph: LinkGraph) -> dict[str, tuple[list[str], list[str], list[str]]]:
+    return {
+        file: (graph.outgoing(file), graph.backlinks(file), graph.unresolved(file))
+        for file in sorted(graph.files())
+    }
+
+
+@pytest.fixture(scope="module")
+def example_notes() -> list[Note]:
+    return load(EXAMPLE_VAULT)
+
+
+@pytest.fixture
+def vault(example_notes: list[Note]) -> LinkGraph:
+    return build(example_notes)
+
+
+# -- resolution in the example vault ----------------------------------------------------------
+
+
+def test_link_to_heading_resolves_to_the_note(vault: LinkGraph) -> None:
+    maya = "People/Maya Okafor.md"
+    assert "Projects/Tidepool/Architecture.md" in vault.outgoing(maya)
+    assert maya in vault.backlinks("Projects/Tidepool/Architecture.md")
+
+
+def test_link_to_block_resolves_to_the_note_holding_the_block(vault: LinkGraph) -> None:
+    assert vault.outgoing("Daily/2026-11-03.md") == ["Recipes/Sourdough Starter.md"]
+    assert "Meetings/2026-11-05 Garden Committee.md" in vault.backlinks(
+        "Projects/Garden/Garden Irrigation.md"
+    )
+
+
+def test_same_name_prefers_the_note_in_the_source_folder(vault: LinkGraph) -> None:
+    assert (
+        vault.resolve("Ideas", "Projects/Garden/Garden Irrigation.md") == "Projects/Garden/Ideas.md"
+    )
+    assert vault.resolve("Ideas", "Projects/Tidepool/Tidepool.md") == "Projects/Tidepool/Ideas.md"
+    assert "Projects/Garden/Ideas.md" in vault.outgoing("Projects/Garden/Garden Irrigation.md")
+    assert "Projects/Tidepool/Ideas.md" in vault.outgoing("Projects/Tidepool/Architecture.md")
+
+
+def test_path_suffix_link_picks_the_named_folder(vault: LinkGraph) -> None:
+    assert vault.resolve("Garden/Ideas", "Daily/2026-11-07.md") == "Projects/Garden/Ideas.md"
+    retro = "Meetings/2026-11-10 Tidepool Retro.md"
+    assert "Projects/Tidepool/Ideas.md" in vault.outgoing(retro)
+    assert vault.resolve("Tidepool/Ideas", "Daily/x.md") == "Projects/Tidepool/Ideas.md"
+    assert vault.resolve("pool/Ideas", "Daily/x.md") is None  # whole segments only
+
+
+def test_percent_encoded_markdown_links_resolve(vault: LinkGraph) -> None:
+    assert vault.outgoing("Recipes/Country Loaf.md") == ["Recipes/Sourdough Starter.md"]
+    assert "Projects/Garden/Garden Irrigation.md" in vault.outgoing("Areas/Community Garden.md")
+    assert vault.resolve("Sourdough%20Starter.md", "Recipes/Country Loaf.md") == (
+        "Recipes/Sourdough Starter.md"
+    )
+
+
+def test_alias_links_resolve_to_the_note(vault: LinkGraph) -> None:
+    assert vault.outgoing("Inbox/Quick Capture.md") == ["People/Maya Okafor.md"]
+    assert "People/Dan Whitaker.md" in vault.outgoing("Daily/2026-11-05.md")
+    assert vault.resolve("gus", "Daily/2026-11-11.md") == "Recipes/Sourdough Starter.md"
+
+
+def test_missing_notes_are_unresolved(vault: LinkGraph) -> None:
+    assert vault.unresolved("Projects/Garden/Garden Irrigation.md") == ["Soil Test Results"]
+    assert vault.unresolved("Projects/Kyoto Trip.md") == ["JR Pass Notes"]
+    assert vault.resolve("Soil Test Results", "Projects/Garden/Garden Irrigation.md") is None
+
+
+def test_backlinks_are_the_sorted_linking_files(vault: LinkGraph) -> None:
+    assert vault.backlinks("People/Dan Whitaker.md") == [
+        "Areas/Community Garden.md",
+        "Daily/2026-11-05.md",
+        "Meetings/2026-11-05 Garden Committee.md",  # via the `attendees` property
+        "Projects/Garden/Garden Irrigation.md",
+        "Projects/Garden/Ideas.md",
+        "Reading/The Overstory.md",
+    ]
+
+
+def test_outgoing_is_unique_in_document_order_without_self(vault: LinkGraph) -> None:
+    assert vault.outgoing("Projects/Tidepool/Tidepool.md") == [
+        "People/Priya Raman.md",  # `owner` property comes first
+        "People/Maya Okafor.md",
+        "Meetings/2026-10-29 Tidepool Planning.md",
+        "Meetings/2026-11-10 Tidepool Retro.md",
+        "Projects/Tidepool/Architecture.md",
+        "Projects/Tidepool/Ideas.md",
+    ]
+
+
+def test_code_block_links_are_not_in_the_graph(vault: LinkGraph) -> None:
+    assert "not a link" not in vault.unresolved("Projects/Tidepool/Architecture.md")
+    assert vault.unresolved("Inbox/Quick Capture.md") == []
+
+
+# -- resolution rules -------------------------------------------------------------------------
+
+
+def test_ambiguous_name_outside_both_folders_takes_the_shortest_path() -> None:
+    graph = graph_of("Deep/er/Note.md", "Top/Note.md", "Src/a.md")
+    assert graph.resolve("Note", "Src/a.md") == "Top/Note.md"
+    tie = graph_of("B/Note.md", "A/Note.md")
+    assert tie.resolve("Note", "x.md") == "A/Note.md"  # equal length: alphabetical
+
+
+def test_exact_vault_path_wins_over_a_closer_name_match() -> None:
+    graph = graph_of("Sub/Note.md", "Here/Sub/Note.md", "Here/src.md")
+    assert graph.resolve("Sub/Note", "Here/src.md") == "Sub/Note.md"
+    assert graph.resolve("Sub/Note.md", "Elsewhere/x.md") == "Sub/Note.md"
+    assert graph.resolve("/Sub/Note", "Here/src.md") == "Sub/Note.md"
+
+
+def test_paths_relative_to_the_source_folder_resolve() -> None:
+    graph = graph_of("A/B/src.md", "A/B/Sub/x.md", "A/up.md", "root.md")
+    assert graph.resolve("Sub/x.md", "A/B/src.md") == "A/B/Sub/x.md"
+    assert graph.resolve("../up.md", "A/B/src.md") == "A/up.md"
+    assert graph.resolve("./Sub/x", "A/B/src.md") == "A/B/Sub/x.md"
+    assert graph.resolve("../../root.md", "A/B/src.md") == "root.md"
+    assert graph.resolve("../../../root.md", "A/B/src.md") is None  # outside the vault
+    assert graph.resolve("../missing.md", "A/B/src.md") is None
+
+
+def test_resolution_ignores_case() -> None:
+    graph = graph_of("Projects/Garden Plan.md", "img/Photo.PNG")
+    assert graph.resolve("garden plan", "x.md") == "Projects/Garden Plan.md"
+    assert graph.resolve("PROJECTS/garden PLAN.MD", "x.md") == "Projects/Garden Plan.md"
+    assert graph.resolve("photo.png", "x.md") == "img/Photo.PNG"
+
+
+def test_link_without_extension_never_resolves_to_an_attachment() -> None:
+    graph = graph_of("paper.pdf", "files/chart.png")
+    assert graph.resolve("paper", "x.md") is None
+    assert graph.resolve("paper.pdf", "x.md") == "paper.pdf"
+    assert graph.resolve("chart.png", "x.md") == "files/chart.png"
+
+
+def test_name_match_beats_an_alias() -> None:
+    graph = LinkGraph()
+    graph.set_file("People/Dan.md")
+    graph.set_file("People/Daniel Whitaker.md", aliases=["Dan"])
+    assert graph.resolve("Dan", "x.md") == "People/Dan.md"
+
+
+def test_subpath_and_display_left_on_a_target_are_ignored() -> None:
+    graph = graph_of("Note.md", "Other.md")
+    assert graph.resolve("Note#Heading", "Other.md") == "Note.md"
+    assert graph.resolve("Note|shown", "Other.md") == "Note.md"
+    assert graph.resolve("", "Other.md") == "Other.md"
+
+
+def test_same_note_links_are_neither_outgoing_nor_backlinks() -> None:
+    graph = LinkGraph()
+    graph.set_file("A.md", links=links("", "A", "B"))
+    graph.set_file("B.md")
+    assert graph.outgoing("A.md") == ["B.md"]
+    assert graph.backlinks("A.md") == []
+    assert graph.unresolved("A.md") == []
+
+
+# -- incremental updates ----------------------------------------------------------------------
+
+
+def test_adding_a_note_resolves_earlier_dangling_links(vault: LinkGraph) -> None:
+    irrigation = "Projects/Garden/Garden Irrigation.md"
+    vault.set_file("Projects/Garden/Soil Test Results.md")
+    assert vault.unresolved(irrigation) == []
+    assert "Projects/Garden/Soil Test Results.md" in vault.outgoing(irrigation)
+    assert vault.backlinks("Projects/Garden/Soil Test Results.md") == [irrigation]
+
+
+def test_removing_a_note_leaves_its_incoming_links_dangling(vault: LinkGraph) -> None:
+    starter = "Recipes/Sourdough Starter.md"
+    vault.remove_file(starter)
+    assert starter not in vault.files()
+    assert "Sourdough Starter.md" in vault.unresolved("Recipes/Country Loaf.md")
+    assert vault.outgoing("Recipes/Country Loaf.md") == []
+    assert vault.backlinks(starter) == []
+    assert starter not in vault.backlinks("Recipes/Country Loaf.md")  # its own links are gone
+
+
+def test_a_new_note_in_the_source_folder_takes_over_an_ambiguous_link() -> None:
+    graph = LinkGraph()
+    graph.set_file("Daily/today.md", links=links("Ideas"))
+    graph.set_file("Archive/Old/Ideas.md")
+    assert graph.outgoing("Daily/today.md") == ["Archive/Old/Ideas.md"]
+    graph.set_file("Daily/Ideas.md")
+    assert graph.outgoing("Daily/today.md") == ["Daily/Ideas.md"]
+    assert graph.backlinks("Archive/Old/Ideas.md") == []
+    graph.remove_file("Daily/Ideas.md")
+    assert graph.outgoing("Daily/today.md") == ["Archive/Old/Ideas.md"]
+
+
+def test_changing_aliases_re_resolves_links_that_use_them() -> None:
+    graph = LinkGraph()
+    graph.set_file("Daily/d.md", links=links("Gus"))
+    graph.set_file("Recipes/Starter.md")
+    assert graph.unresolved("Daily/d.md") == ["Gus"]
+    graph.set_file("Recipes/Starter.md", aliases=["Gus"])
+    assert graph.outgoing("Daily/d.md") == ["Recipes/Starter.md"]
+    graph.set_file("Recipes/Starter.md", aliases=["Levain"])
+    assert graph.unresolved("Daily/d.md") == ["Gus"]
+    assert graph.backlinks("Recipes/Starter.md") == []
+
+
+def test_removing_a_note_drops_links_that_reached_it_by_alias(vault: LinkGraph) -> None:
+    vault.remove_file("People/Dan Whitaker.md")
+    assert vault.unresolved("Daily/2026-11-05.md") == ["Dan"]
+    vault.set_file("People/Dan Whitaker.md", aliases=["Dan"])
+    assert vault.unresolved("Daily/2026-11-05.md") == []
+
+
+def test_updating_a_note_replaces_its_links_and_backlinks() -> None:
+    graph = graph_of("A.md", "B.md", "C.md")
+    graph.set_file("src.md", links=links("A", "B", "A"))
+    assert graph.outgoing("src.md") == ["A.md", "B.md"]
+    graph.set_file("src.md", links=links("C"))
+    assert graph.outgoing("src.md") == ["C.md"]
+    assert (graph.backlinks("A.md"), graph.backlinks("C.md")) == ([], ["src.md"])
+
+
+def test_attachments_are_files_and_embed_targets() -> None:
+    graph = LinkGraph()
+    graph.set_file("Note.md", links=links("diagram.png"))
+    assert graph.unresolved("Note.md") == ["diagram.png"]
+    graph.set_file("attachments/diagram.png")
+    assert graph.files() == {"Note.md", "attachments/diagram.png"}
+    assert graph.backlinks("attachments/diagram.png") == ["Note.md"]
+
+
+def test_incremental_updates_match_a_fresh_build() -> None:
+    notes = load(shared_data("vaults", "obsidian-help-en"))
+    forward = build(notes)
+    rng = random.Random(7)
+    shuffled = notes[:]
+    rng.shuffle(shuffled)
+    churned = build(shuffled)
+    removed = rng.sample(notes, 40)
+    for note in removed:
+        churned.remove_file(note.file)
+    for note in removed:
+        churned.set_file(note.file, note.aliases, note.links)
+    assert snapshot(churned) == snapshot(forward)
+    assert sum(len(forward.backlinks(note.file)) for note in notes) > 500
+
+
+def test_an_update_re_resolves_only_links_its_name_can_affect(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    notes = load(shared_data("vaults", "obsidian-hub"))
+    graph = build(notes)
+    calls: list[str] = []
+    original = LinkGraph.resolve
+
+    def counting(self: LinkGraph, target: str, source_file: str) -> str | None:
+        calls.append(target)
+        return original(self, target, source_file)
+
+    monkeypatch.setattr(LinkGraph, "resolve", counting)
+    graph.set_file("06 - Inbox/Brand new note.md", links=links("Obsidian", "Nowhere"))
+    graph.remove_file("06 - Inbox/Brand new note.md")
+    total_links = sum(len(note.links) for note in notes)
+    assert total_links > 20_000
+    assert len(calls) < 10  # 2 own links, plus any links to "Brand new note" (none)
