@@ -41,6 +41,8 @@ class SearchHit(BaseModel):
         """`[[path/Note#Heading]]`: opens this hit's note at its section in Obsidian."""
         target = self.file.removesuffix(".md")
         section = self.heading.split(" > ")[-1] if self.heading else ""
+        if section == self.title:  # the note's own H1: linking to the note says the same
+            section = ""
         return f"[[{target}#{section}]]" if section else f"[[{target}]]"
 
 

@@ -1,0 +1,173 @@
+"""Hybrid search and its filters over the example vault, and `vault-agent search` itself."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from conftest import EXAMPLE_VAULT
+from vault_agent.config import Settings
+from vault_agent.index.embedder import MiniLmEmbedder
+from vault_agent.index.search import make_snippet
+from vault_agent.index.sparse import Bm25Encoder
+from vault_agent.index.store import SearchFilter
+from vault_agent.index.vault_index import VaultIndex
+
+
+@pytest.fixture(scope="module")
+def example(
+    tmp_path_factory: pytest.TempPathFactory, embedder: MiniLmEmbedder, sparse: Bm25Encoder
+) -> Iterator[VaultIndex]:
+    """The example vault (read in place, never changed), indexed once for this module."""
+    settings = Settings(vault=EXAMPLE_VAULT, data_dir=tmp_path_factory.mktemp("search-data"))
+    with VaultIndex(settings, embedder=embedder, sparse=sparse) as vault_index:
+        vault_index.indexer.sync()
+        yield vault_index
+
+
+def files(hits: list) -> list[str]:  # type: ignore[type-arg]
+    return [hit.file for hit in hits]
+
+
+def test_question_finds_the_note_that_answers_it(example: VaultIndex) -> None:
+    hits = example.searcher.search("what did we decide about watering the garden", limit=5)
+    assert "Projects/Garden/Garden Irrigation.md" in files(hits)[:3]
+
+
+def test_keyword_only_match_is_found(example: VaultIndex) -> None:
+    # "Kinosaki" is a rare proper noun: BM25 must carry it even where the dense model can't.
+    hits = example.searcher.search("Kinosaki", limit=3)
+    assert any("Kinosaki" in hit.snippet for hit in hits)
+
+
+def test_dense_and_sparse_modes_differ_from_hybrid(example: VaultIndex) -> None:
+    query = "starter feeding schedule"
+    dense = files(example.searcher.search(query, mode="dense", limit=10))
+    sparse = files(example.searcher.search(query, mode="sparse", limit=10))
+    hybrid = files(example.searcher.search(query, mode="hybrid", limit=10))
+    assert dense and sparse and hybrid
+    assert hybrid != dense or hybrid != sparse
+
+
+def test_one_hit_per_note_by_default(example: VaultIndex) -> None:
+    hits = example.searcher.search("sourdough", limit=10)
+    assert len(files(hits)) == len(set(files(hits)))
+    chunks = example.searcher.search("sourdough", limit=10, one_per_note=False)
+    assert len(set(files(chunks))) < len(chunks)
+
+
+def test_tag_filter_matches_nested_children(example: VaultIndex) -> None:
+    hits = example.searcher.search("plans", SearchFilter(tags=["project"]), limit=20)
+    assert hits
+    for hit in hits:
+        assert "project" in hit.tags
+    assert any(tag.startswith("project/") for hit in hits for tag in hit.tags)
+
+
+def test_folder_filter_keeps_only_that_subtree(example: VaultIndex) -> None:
+    hits = example.searcher.search("ideas", SearchFilter(folders=["Projects/Garden"]), limit=20)
+    assert hits
+    assert all(hit.file.startswith("Projects/Garden/") for hit in hits)
+
+
+def test_type_filter(example: VaultIndex) -> None:
+    hits = example.searcher.search("who works on data", SearchFilter(types=["person"]), limit=20)
+    assert hits
+    assert all(hit.type == "person" for hit in hits)
+    assert "People/Maya Okafor.md" in files(hits)[:3]
+
+
+def test_date_range_filter_is_inclusive(example: VaultIndex) -> None:
+    window = SearchFilter(date_from=date(2026, 11, 5), date_to=date(2026, 11, 11))
+    hits = example.searcher.search("what happened", window, limit=50)
+    dates = sorted(hit.date for hit in hits if hit.date)
+    assert dates
+    assert dates[0] >= "2026-11-05"
+    assert dates[-1] <= "2026-11-11"
+    assert "2026-11-11" in dates
+    assert "2026-11-05" in dates
+
+
+def test_hit_carries_heading_and_a_snippet_with_query_words(example: VaultIndex) -> None:
+    (hit,) = example.searcher.search("ryokan booking vegetarian kaiseki", limit=1)
+    assert hit.snippet
+    assert "ryokan" in hit.snippet.lower() or "kaiseki" in hit.snippet.lower()
+    assert hit.wikilink.startswith("[[") and hit.wikilink.endswith("]]")
+    assert hit.file.removesuffix(".md") in hit.wikilink
+
+
+def test_snippet_picks_the_best_sentence_and_trims() -> None:
+    body = "Unrelated opening. The irrigation timer runs at dawn. " + "Filler words. " * 40
+    snippet = make_snippet(body, "irrigation timer", max_chars=60)
+    assert snippet.startswith("The irrigation timer runs at dawn.")
+    assert len(snippet) <= 60
+
+
+def test_cli_search_prints_json_hits(tmp_path: Path) -> None:
+    env = {**os.environ, "VAULT_AGENT_DATA_DIR": str(tmp_path / "data")}
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "vault_agent.cli",
+            "search",
+            "sourdough starter feeding",
+            "--vault",
+            str(EXAMPLE_VAULT),
+            "--json",
+            "--limit",
+            "3",
+            "--tag",
+            "sourdough",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+        timeout=300,
+    )
+    hits = json.loads(result.stdout)["hits"]
+    assert 1 <= len(hits) <= 3
+    assert {"file", "heading", "score", "snippet"} <= set(hits[0])
+    assert all("sourdough" in hit["tags"] for hit in hits)
+
+
+def test_cli_search_prints_a_readable_table(tmp_path: Path) -> None:
+    env = {**os.environ, "VAULT_AGENT_DATA_DIR": str(tmp_path / "data"), "COLUMNS": "160"}
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "vault_agent.cli",
+            "search",
+            "irrigation decision",
+            "--vault",
+            str(EXAMPLE_VAULT),
+            "--limit",
+            "3",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+        timeout=300,
+    )
+    assert "[[Projects/Garden/Garden Irrigation" in result.stdout
+
+
+def test_cli_reports_a_missing_vault_clearly(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "vault_agent.cli", "search", "x", "--vault", str(tmp_path / "nope")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode != 0
+    assert "Traceback" not in result.stderr
