@@ -5,10 +5,10 @@ UV := python3 -m uv
 VAULT := examples/vault
 QUESTION := When did I last feed the sourdough starter?
 
-.PHONY: setup demo test lint test-python bench
+.PHONY: setup demo test lint test-python bench plugin-setup lint-plugin test-plugin test-e2e
 
 setup:
-	python3 -m pip install --quiet --disable-pip-version-check "uv==$(UV_VERSION)"
+	python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore "uv==$(UV_VERSION)"
 	$(UV) sync --frozen --quiet
 
 demo: setup
@@ -23,7 +23,31 @@ lint: setup
 test-python: setup
 	$(UV) run pytest
 
-test: lint test-python
+test: lint test-python lint-plugin test-plugin test-e2e
 
 bench: setup
 	$(UV) run python -m bench.core
+
+# The Obsidian plugin (TypeScript, at the repository root: package.json, plugin/).
+# npm ci runs again only when package-lock.json changes; Chromium (Debian's, for the browser
+# tests) is installed when missing, with sudo only when not root.
+node_modules/.installed: package-lock.json package.json
+	npm ci --no-audit --no-fund
+	touch $@
+
+plugin-setup: node_modules/.installed
+	@if [ ! -x /usr/bin/chromium ]; then \
+		if [ "$$(id -u)" -eq 0 ]; then SUDO=; else SUDO=sudo; fi; \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium; \
+	fi
+
+lint-plugin: plugin-setup
+	npx tsc --noEmit
+	npx eslint --max-warnings 0 .
+
+test-plugin: plugin-setup
+	npx vitest run
+
+test-e2e: setup plugin-setup
+	npm run build
+	npx vitest run --config plugin/e2e/vitest.config.ts

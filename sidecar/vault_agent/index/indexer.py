@@ -197,9 +197,7 @@ class Indexer:
         else:
             looked_at = set(paths)
             gone = {p for p in looked_at if p in states and p not in notes_on_disk}
-            vanished_files = {p for p in looked_at if p in self.graph} - {
-                f.file for f in on_disk
-            }
+            vanished_files = {p for p in looked_at if p in self.graph} - {f.file for f in on_disk}
         self._delete(gone | {f for f in vanished_files if is_note(f)}, report)
         looked_at_all = set(self.statuses) if paths is None else set(paths)
         for file in looked_at_all - set(notes_on_disk):
