@@ -1,0 +1,292 @@
+/**
+ * The sidecar's HTTP API as the plugin uses it (see "Sidecar HTTP API" in DESIGN.md).
+ *
+ * Plain JSON calls go through an injected `HttpRequester` (Obsidian's `requestUrl` in the app:
+ * no CORS, but it buffers whole responses); the answer stream goes through an injected `fetch`
+ * (streams, and needs the sidecar's CORS answer for app://obsidian.md). Failures become a
+ * `SidecarError` whose `kind` says what the user can do. No `obsidian` import.
+ */
+import { toAgentEvent, type AgentEvent, type DoneEvent, type ErrorEvent } from "./events";
+import type { Neighbour } from "./neighbourhood";
+import { readSse } from "./sse";
+
+export interface HttpRequest {
+	url: string;
+	method: "GET" | "POST";
+	headers: Record<string, string>;
+	body?: string;
+}
+
+export interface HttpResponse {
+	status: number;
+	text: string;
+}
+
+/** Sends one request and returns the response whatever its status; rejects on network errors. */
+export type HttpRequester = (request: HttpRequest) => Promise<HttpResponse>;
+
+export type Fetcher = (input: string, init: RequestInit) => Promise<Response>;
+
+export interface Connection {
+	/** e.g. "http://127.0.0.1:8765" */
+	url: string;
+	token: string;
+}
+
+/** The body of `POST /v1/ask` (AgentRequest in the sidecar). */
+export interface AskRequest {
+	question: string;
+	active_note?: { path: string; content?: string };
+	neighbourhood?: Neighbour[];
+	selection?: string;
+	history?: { role: "user" | "assistant"; content: string }[];
+	profile?: string;
+	context_budget?: number;
+}
+
+export type AskOutcome =
+	| { kind: "done"; done: DoneEvent }
+	| { kind: "error"; error: ErrorEvent }
+	| { kind: "aborted" };
+
+export interface IndexProgress {
+	state: string;
+	files_total: number;
+	files_done: number;
+	chunks_done: number;
+	last_error?: string | null;
+}
+
+export interface FileStatus {
+	file: string;
+	state: string;
+	reason?: string | null;
+	chunks: number;
+}
+
+/** `GET /v1/index` */
+export interface IndexStatus {
+	/** unavailable, syncing, watching, idle or error */
+	state: string;
+	error: string | null;
+	progress: IndexProgress;
+	counts: { files: number; indexed: number; skipped: number; failed: number; chunks: number };
+	files: FileStatus[];
+}
+
+export interface SearchHit {
+	file: string;
+	title: string;
+	heading: string;
+	score: number;
+	snippet: string;
+}
+
+/**
+ * - unreachable: nothing answers at the URL (sidecar not running, wrong port)
+ * - unauthorized: 401, the token is missing or wrong
+ * - refused: 403, the sidecar refused this caller (Host or Origin)
+ * - blocked: the sidecar answers plain requests but the stream failed (CORS, proxy)
+ * - unavailable: 503, the sidecar runs but its index can't be opened
+ * - rejected: another 4xx (a request this client got wrong)
+ * - server: 5xx
+ * - protocol: an answer this client can't read
+ */
+export type SidecarErrorKind =
+	| "unreachable"
+	| "unauthorized"
+	| "refused"
+	| "blocked"
+	| "unavailable"
+	| "rejected"
+	| "server"
+	| "protocol";
+
+export class SidecarError extends Error {
+	constructor(
+		readonly kind: SidecarErrorKind,
+		message: string,
+		readonly status = 0,
+		readonly code = "",
+	) {
+		super(message);
+		this.name = "SidecarError";
+	}
+}
+
+export class SidecarClient {
+	constructor(
+		private readonly connection: () => Connection,
+		private readonly request: HttpRequester,
+		private readonly fetcher: Fetcher,
+	) {}
+
+	/** `GET /v1/health` (no token needed). */
+	health(): Promise<{ status: string; version: string; index: string }> {
+		return this.json("GET", "/v1/health");
+	}
+
+	/** `GET /v1/index`: state, progress, counts, per-file status. */
+	index(): Promise<IndexStatus> {
+		return this.json("GET", "/v1/index");
+	}
+
+	/** `POST /v1/index/sync`: rescan the vault now (answers at once). */
+	sync(): Promise<unknown> {
+		return this.json("POST", "/v1/index/sync", { wait: false });
+	}
+
+	/** `POST /v1/search` */
+	search(query: string, limit = 10): Promise<{ hits: SearchHit[] }> {
+		return this.json("POST", "/v1/search", { query, limit });
+	}
+
+	/**
+	 * `POST /v1/ask`: streams events to `onEvent` until `done` or `error`. Resolves with how
+	 * the run ended ("aborted" when `signal` fired); rejects with a SidecarError when the
+	 * request itself failed.
+	 */
+	async ask(
+		body: AskRequest,
+		options: { signal: AbortSignal; onEvent: (event: AgentEvent) => void },
+	): Promise<AskOutcome> {
+		const { url, token } = this.connection();
+		let response: Response;
+		try {
+			response = await this.fetcher(endpoint(url, "/v1/ask"), {
+				method: "POST",
+				headers: {
+					Authorization: `Bearer ${token}`,
+					"Content-Type": "application/json",
+					Accept: "text/event-stream",
+				},
+				body: JSON.stringify(body),
+				signal: options.signal,
+			});
+		} catch (error) {
+			if (options.signal.aborted) return { kind: "aborted" };
+			throw await this.whyFetchFailed(url, error);
+		}
+		if (!response.ok) throw httpError(response.status, await response.text(), url);
+		if (!response.body) throw new SidecarError("protocol", "the sidecar sent an empty answer");
+		let outcome: AskOutcome | null = null;
+		try {
+			await readSse(response.body, (message) => {
+				if (outcome) return; // nothing counts after done or error
+				const event = toAgentEvent(message);
+				if (!event) return;
+				options.onEvent(event);
+				if (event.event === "done") outcome = { kind: "done", done: event };
+				if (event.event === "error") outcome = { kind: "error", error: event };
+			});
+		} catch (error) {
+			if (options.signal.aborted) return { kind: "aborted" };
+			if (error instanceof SidecarError) throw error;
+			throw new SidecarError(
+				"protocol",
+				`the answer stream broke off: ${error instanceof Error ? error.message : String(error)}`,
+			);
+		}
+		if (outcome) return outcome;
+		if (options.signal.aborted) return { kind: "aborted" };
+		throw new SidecarError("protocol", "the sidecar closed the answer stream before it was done");
+	}
+
+	private async json<T>(method: "GET" | "POST", path: string, body?: unknown): Promise<T> {
+		const { url, token } = this.connection();
+		let response: HttpResponse;
+		try {
+			response = await this.request({
+				url: endpoint(url, path),
+				method,
+				headers: {
+					Authorization: `Bearer ${token}`,
+					...(body === undefined ? {} : { "Content-Type": "application/json" }),
+				},
+				...(body === undefined ? {} : { body: JSON.stringify(body) }),
+			});
+		} catch (error) {
+			throw unreachable(url, error);
+		}
+		if (response.status < 200 || response.status >= 300) {
+			throw httpError(response.status, response.text, url);
+		}
+		try {
+			return JSON.parse(response.text) as T;
+		} catch {
+			throw new SidecarError("protocol", `${path} did not answer JSON; is ${url} the sidecar?`);
+		}
+	}
+
+	/** fetch failed: is the sidecar down, or did something (CORS) block the stream? */
+	private async whyFetchFailed(url: string, error: unknown): Promise<SidecarError> {
+		try {
+			await this.health();
+		} catch {
+			return unreachable(url, error);
+		}
+		return new SidecarError(
+			"blocked",
+			`the sidecar at ${url} is running, but the answer stream was blocked ` +
+				`(${error instanceof Error ? error.message : String(error)}); ` +
+				"is the URL the sidecar's own address?",
+		);
+	}
+}
+
+/** `base` + `path`, tolerating a trailing slash on the configured URL. */
+export function endpoint(base: string, path: string): string {
+	return base.replace(/\/+$/, "") + path;
+}
+
+function unreachable(url: string, error: unknown): SidecarError {
+	const why = error instanceof Error ? error.message : String(error);
+	return new SidecarError("unreachable", `can't reach the sidecar at ${url} (${why})`);
+}
+
+/** A non-2xx response as a SidecarError; reads the API's `{"error": {code, message}}`. */
+export function httpError(status: number, text: string, url: string): SidecarError {
+	let code = "";
+	let message = "";
+	try {
+		const parsed = JSON.parse(text) as { error?: { code?: unknown; message?: unknown } };
+		if (typeof parsed.error?.code === "string") code = parsed.error.code;
+		if (typeof parsed.error?.message === "string") message = parsed.error.message;
+	} catch {
+		// not the API's error shape: maybe not the sidecar at all
+	}
+	const detail = message || `HTTP ${status}${text ? `: ${text.slice(0, 200)}` : ""}`;
+	if (status === 401) return new SidecarError("unauthorized", detail, status, code);
+	if (status === 403) return new SidecarError("refused", detail, status, code);
+	if (status === 503) return new SidecarError("unavailable", detail, status, code);
+	if (status >= 500) return new SidecarError("server", detail, status, code);
+	if (status === 404 && !code) {
+		return new SidecarError("protocol", `nothing at ${url} looks like the sidecar (404)`, status);
+	}
+	return new SidecarError("rejected", detail, status, code);
+}
+
+/** What to tell the user, in one or two sentences they can act on. */
+export function describeError(error: unknown, url: string): string {
+	if (!(error instanceof SidecarError)) {
+		return `Something went wrong: ${error instanceof Error ? error.message : String(error)}`;
+	}
+	switch (error.kind) {
+		case "unreachable":
+			return (
+				`The sidecar is not running at ${url}. Start it with "vault-agent serve --vault ` +
+				`<your vault>", or turn on "Start the sidecar automatically" in the plugin settings.`
+			);
+		case "unauthorized":
+			return (
+				"The sidecar rejected the token. Copy it into the plugin settings from the file " +
+				"\"vault-agent serve\" names when it starts (~/.config/vault-agent/token on Linux)."
+			);
+		case "refused":
+			return `The sidecar refused the request: ${error.message}.`;
+		case "unavailable":
+			return `The sidecar is running but its index is unavailable: ${error.message}`;
+		default:
+			return `The sidecar: ${error.message}`;
+	}
+}

@@ -1,0 +1,65 @@
+/**
+ * The status bar item's words for `GET /v1/index` (or for why it failed), and how often to ask
+ * again: often while the index is busy, rarely when it is idle. No `obsidian` import.
+ */
+import { SidecarError, type IndexStatus } from "./client";
+
+export interface StatusLine {
+	text: string;
+	/** The longer story, for the tooltip and a click. */
+	detail: string;
+	/** A sync is running: poll again soon. */
+	busy: boolean;
+}
+
+export const POLL_BUSY_MS = 1_500;
+export const POLL_IDLE_MS = 15_000;
+
+/** What the status bar says about the index. */
+export function describeIndex(status: IndexStatus): StatusLine {
+	const { counts, progress } = status;
+	const busy = status.state === "syncing" || progress.state === "scanning" || progress.state === "indexing";
+	const notes = `${counts.indexed} ${counts.indexed === 1 ? "note" : "notes"}`;
+	const problems = [
+		counts.skipped > 0 ? `${counts.skipped} skipped` : "",
+		counts.failed > 0 ? `${counts.failed} failed` : "",
+	].filter(Boolean);
+	const detail = [
+		`Index: ${status.state}; ${notes}, ${counts.chunks} passages`,
+		problems.length > 0 ? `(${problems.join(", ")})` : "",
+		status.error ? `\n${status.error}` : "",
+		...failedFiles(status),
+	]
+		.filter(Boolean)
+		.join(" ");
+	if (busy) {
+		const total = progress.files_total;
+		const done = Math.min(progress.files_done, total);
+		const text = total > 0 ? `Indexing ${done}/${total}` : "Scanning the vault";
+		return { text: `Vault agent: ${text}`, detail, busy };
+	}
+	if (status.state === "unavailable" || status.state === "error") {
+		return { text: "Vault agent: index error", detail, busy: false };
+	}
+	const warning = counts.failed > 0 ? ` (${counts.failed} failed)` : "";
+	return { text: `Vault agent: ${notes}${warning}`, detail, busy: false };
+}
+
+/** What the status bar says when `GET /v1/index` failed. */
+export function describeFailure(error: unknown): StatusLine {
+	if (error instanceof SidecarError && error.kind === "unauthorized") {
+		return { text: "Vault agent: wrong token", detail: error.message, busy: false };
+	}
+	if (error instanceof SidecarError && error.kind === "unreachable") {
+		return { text: "Vault agent: offline", detail: error.message, busy: false };
+	}
+	const message = error instanceof Error ? error.message : String(error);
+	return { text: "Vault agent: error", detail: message, busy: false };
+}
+
+function failedFiles(status: IndexStatus, limit = 5): string[] {
+	const failed = (status.files ?? []).filter((file) => file.state === "failed");
+	const lines = failed.slice(0, limit).map((file) => `\n- ${file.file}: ${file.reason ?? "failed"}`);
+	if (failed.length > limit) lines.push(`\n- and ${failed.length - limit} more`);
+	return lines;
+}
