@@ -1,0 +1,351 @@
+"""The agent loop: one question in, a stream of events out, ending in a checked, cited answer.
+
+:func:`run_agent` builds the first turn (system prompt, earlier turns, context block and
+question), then alternates model turns and tool turns. Several calls in one turn run
+concurrently. Once ``llm.max_turns`` turns have called tools, one more turn runs without tools
+and with an instruction to answer from what was found, so the model calls at most
+``max_turns + 1`` times (+1 if it answers with nothing and is asked again).
+
+The model's text streams out as ``delta`` events while it is written; the final answer goes
+through :func:`~vault_agent.agent.citations.check_answer` and arrives in ``done``, which
+clients show in place of the streamed text. A :class:`~vault_agent.llm.base.ModelError` ends
+the run with an ``error`` event. Cancelling the consumer (a client abort) cancels the model
+call in flight: its HTTP stream is closed on the way out.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import AsyncGenerator, Sequence
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from vault_agent.agent import prompts
+from vault_agent.agent.citations import NoteRef, check_answer, note_link
+from vault_agent.agent.events import (
+    AgentEvent,
+    DeltaEvent,
+    DoneEvent,
+    ErrorCode,
+    ErrorEvent,
+    StatusEvent,
+    Timings,
+    ToolCallEvent,
+    ToolResultEvent,
+    UsageInfo,
+)
+from vault_agent.agent.prompts import ActiveNote, NeighbourNote
+from vault_agent.agent.reader import NoteReader, ToolError, ToolsContext, clip
+from vault_agent.agent.tools import Toolbox, ToolResult, tool_specs
+from vault_agent.config import LlmProfile, Settings
+from vault_agent.llm.base import (
+    ChatModel,
+    Finished,
+    Message,
+    ModelError,
+    ModelRateLimitedError,
+    ModelResponseError,
+    ModelTimeoutError,
+    ModelUnavailableError,
+    TextDelta,
+    ToolCall,
+    ToolCallsReady,
+    ToolSpec,
+    Usage,
+)
+
+log = logging.getLogger(__name__)
+
+MAX_CALLS_PER_TURN = 8
+"""More parallel calls than this in one turn are refused (the model is told so)."""
+HISTORY_TURNS = 10
+HISTORY_CHARS = 4_000
+EMPTY_ANSWER = "The model returned an empty answer. Try again, or rephrase the question."
+
+
+class HistoryTurn(BaseModel):
+    """An earlier turn of the conversation."""
+
+    role: Literal["user", "assistant"]
+    content: str = Field(max_length=200_000)
+
+
+class AgentRequest(BaseModel):
+    """One question, with what the editor knows (the body of ``POST /v1/ask``)."""
+
+    question: str = Field(min_length=1, max_length=8_000)
+    active_note: ActiveNote | None = None
+    neighbourhood: list[NeighbourNote] = Field(default_factory=list, max_length=200)
+    selection: str | None = Field(default=None, max_length=200_000)
+    history: list[HistoryTurn] = Field(default_factory=list, max_length=200)
+    profile: LlmProfile | None = Field(
+        default=None, description="Overrides llm.profile for this question."
+    )
+    context_budget: int = Field(
+        default=prompts.DEFAULT_CONTEXT_BUDGET,
+        ge=0,
+        le=100_000,
+        description="Characters of active note, selection and neighbourhood sent as context.",
+    )
+
+
+async def run_agent(
+    request: AgentRequest, model: ChatModel, tools_context: ToolsContext, settings: Settings
+) -> AsyncGenerator[AgentEvent, None]:
+    """Answer ``request`` with ``model``, reading the vault through ``tools_context``.
+
+    Yields events (see :mod:`vault_agent.agent.events`); the last is ``done`` or ``error``.
+    A server should ``aclose()`` the generator when its client goes away (or cancel the task
+    reading it): either stops the model call in flight.
+    """
+    run = _Run(request, model, tools_context, settings.llm.max_turns)
+    # Every nested generator is closed explicitly (aclosing): when a client stops reading,
+    # Python closes only the outermost one, and the model's stream must not be left open.
+    async with contextlib.aclosing(run.events()) as events:
+        async for event in events:
+            yield event
+
+
+class _Run:
+    """The state of one question: the conversation, what the model has seen, the clocks."""
+
+    def __init__(
+        self, request: AgentRequest, model: ChatModel, context: ToolsContext, max_turns: int
+    ) -> None:
+        self.request = request
+        self.model = model
+        self.context = context
+        self.max_turns = max_turns
+        # Both set again by _first_turn, which may read the store (so: in a worker thread).
+        self.active_file = ""
+        self.toolbox = Toolbox(context)
+        self.messages: list[Message] = []
+        self.seen: list[NoteRef] = []
+        self.usage = Usage()
+        self.turn = 0
+        self.started = time.perf_counter()
+        self.model_s = 0.0
+        self.tools_s = 0.0
+        self.first_delta_s: float | None = None
+        # Set by _model_turn (an async generator can't return a value).
+        self.text = ""
+        self.calls: list[ToolCall] = []
+
+    async def events(self) -> AsyncGenerator[AgentEvent, None]:
+        try:
+            async with contextlib.aclosing(self._answer()) as answer:
+                async for event in answer:
+                    yield event
+        except ModelError as error:
+            yield ErrorEvent(code=_error_code(error), message=str(error))
+        except Exception as error:  # the client must get an event, not a dropped stream
+            log.exception("agent run failed")
+            yield ErrorEvent(code="internal", message=f"internal error: {error!r}")
+
+    async def _answer(self) -> AsyncGenerator[AgentEvent, None]:
+        tools = tool_specs() if self.model.supports_tools else []
+        await asyncio.to_thread(self._first_turn, bool(tools))
+        tool_turns = 0
+        asked_again = False
+        while True:
+            self.turn += 1
+            forced = bool(tools) and tool_turns >= self.max_turns
+            if forced:
+                if prompts.SYNTHESIS_NUDGE not in (m.content for m in self.messages):
+                    self.messages.append(Message.user(prompts.SYNTHESIS_NUDGE))
+                yield self._status("answering", "Turn budget used: writing the answer.")
+            else:
+                yield self._status("thinking", self._thinking_message())
+            offered = [] if forced else tools
+            async with contextlib.aclosing(self._model_turn(offered)) as turn:
+                async for event in turn:
+                    yield event
+            if self.calls and offered:
+                tool_turns += 1
+                self.messages.append(Message.assistant(self.text, self.calls))
+                async with contextlib.aclosing(self._tool_turn(self.calls)) as results:
+                    async for event in results:
+                        yield event
+                continue
+            if not self.text.strip() and not asked_again:
+                asked_again = True  # small models sometimes stop short after tool results
+                self.messages.append(Message.user(prompts.EMPTY_ANSWER_NUDGE))
+                continue
+            break
+        yield self._status("checking", "Checking citations.")
+        yield self._done(self.text if self.text.strip() else self._empty_answer())
+
+    def _first_turn(self, tools: bool) -> None:
+        """System prompt, earlier turns, then context and question (reads the store)."""
+        request = self.request
+        active = request.active_note
+        self.active_file = _active_file(self.context, active)
+        overrides = {}
+        if active is not None and active.content is not None:
+            overrides[self.active_file] = active.content
+        near = {neighbour.path for neighbour in request.neighbourhood}
+        self.toolbox = Toolbox(self.context, overrides, self.active_file, near)
+        block = prompts.build_context(
+            self.toolbox.reader,
+            self.active_file,
+            request.selection,
+            request.neighbourhood,
+            request.context_budget,
+        )
+        self.seen.extend(block.notes)
+        self.messages.append(
+            Message.system(prompts.system_prompt(self.context.current_date(), tools))
+        )
+        for earlier in request.history[-HISTORY_TURNS:]:
+            content = clip(earlier.content, HISTORY_CHARS)
+            if content.strip():
+                self.messages.append(Message(role=earlier.role, content=content))
+        self.messages.append(Message.user(prompts.user_message(request.question, block.text)))
+
+    async def _model_turn(self, tools: Sequence[ToolSpec]) -> AsyncGenerator[AgentEvent, None]:
+        """Stream one model turn; leaves its text and calls in ``self.text``/``self.calls``."""
+        parts: list[str] = []
+        self.calls = []
+        started = time.perf_counter()
+        stream = self.model.stream(list(self.messages), tools)
+        try:
+            async for event in stream:
+                if isinstance(event, TextDelta):
+                    if self.first_delta_s is None:
+                        self.first_delta_s = time.perf_counter() - self.started
+                    parts.append(event.text)
+                    yield DeltaEvent(text=event.text, turn=self.turn)
+                elif isinstance(event, ToolCallsReady):
+                    self.calls.extend(event.calls)
+                elif isinstance(event, Finished):
+                    self.usage = self.usage + event.usage
+        finally:
+            # Closing the stream closes its HTTP response: on cancellation too, so an aborted
+            # question stops the model instead of letting it run to the end.
+            aclose = getattr(stream, "aclose", None)
+            if aclose is not None:
+                with contextlib.suppress(Exception):
+                    await aclose()
+            self.model_s += time.perf_counter() - started
+        self.text = "".join(parts)
+
+    async def _tool_turn(self, calls: list[ToolCall]) -> AsyncGenerator[AgentEvent, None]:
+        """Run this turn's calls concurrently; results go back to the model in call order."""
+        calls = [_named(call) for call in calls]
+        for call in calls:
+            yield ToolCallEvent(
+                id=call.id, name=call.name, arguments=call.arguments, turn=self.turn
+            )
+        names = ", ".join(dict.fromkeys(call.name for call in calls))
+        yield self._status("searching", f"Running {names}.")
+        started = time.perf_counter()
+        results = await asyncio.gather(
+            *(
+                self._timed(call) if index < MAX_CALLS_PER_TURN else _too_many()
+                for index, call in enumerate(calls)
+            )
+        )
+        self.tools_s += time.perf_counter() - started
+        for call, (result, elapsed) in zip(calls, results, strict=True):
+            self.messages.append(Message.tool(call, result.content))
+            self.seen.extend(result.notes)
+            yield ToolResultEvent(
+                id=call.id,
+                name=call.name,
+                ok=result.ok,
+                summary=result.summary,
+                notes=result.notes,
+                elapsed_ms=round(elapsed * 1000, 2),
+            )
+
+    async def _timed(self, call: ToolCall) -> tuple[ToolResult, float]:
+        started = time.perf_counter()
+        result = await self.toolbox.run(call)
+        return result, time.perf_counter() - started
+
+    def _done(self, text: str) -> DoneEvent:
+        started = time.perf_counter()
+        checked = check_answer(text, self.seen, self.context.graph, self.active_file)
+        check_s = time.perf_counter() - started
+        total_s = time.perf_counter() - self.started
+        return DoneEvent(
+            answer=checked.answer,
+            sources=checked.sources,
+            removed_citations=checked.removed_citations,
+            removed_images=checked.removed_images,
+            usage=UsageInfo(
+                prompt_tokens=self.usage.prompt_tokens,
+                completion_tokens=self.usage.completion_tokens,
+                total_tokens=self.usage.total_tokens,
+            ),
+            timings=Timings(
+                total_ms=_ms(total_s),
+                model_ms=_ms(self.model_s),
+                tools_ms=_ms(self.tools_s),
+                check_ms=_ms(check_s),
+                overhead_ms=_ms(total_s - self.model_s),
+                first_delta_ms=_ms(self.first_delta_s) if self.first_delta_s is not None else None,
+            ),
+            profile=self.model.name,
+            model=self.model.model,
+            turns=self.turn,
+        )
+
+    def _empty_answer(self) -> str:
+        """What the user gets when the model says nothing twice: the notes it found, cited."""
+        found = list(dict.fromkeys(ref.file for ref in self.seen))
+        if not found:
+            return EMPTY_ANSWER
+        links = ", ".join(note_link(file) for file in found[:8])
+        return f"{EMPTY_ANSWER} Notes that may hold the answer: {links}."
+
+    def _status(
+        self, stage: Literal["thinking", "searching", "answering", "checking"], message: str
+    ) -> StatusEvent:
+        return StatusEvent(stage=stage, message=message, turn=self.turn)
+
+    def _thinking_message(self) -> str:
+        if self.turn == 1:
+            return f"Thinking ({self.model.name}: {self.model.model})."
+        return "Reading the results."
+
+
+def _active_file(context: ToolsContext, active: ActiveNote | None) -> str:
+    """The vault path of the open note: as indexed if it is, else as the editor sent it."""
+    if active is None:
+        return ""
+    try:
+        return NoteReader(context).find(active.path)
+    except ToolError:
+        path = active.path.strip().replace("\\", "/").lstrip("/")
+        return path if path.lower().endswith(".md") else f"{path}.md"
+
+
+def _named(call: ToolCall) -> ToolCall:
+    """A tool message needs a name: give a nameless call one, so the error can go back."""
+    return call if call.name else call.model_copy(update={"name": "unnamed_tool"})
+
+
+async def _too_many() -> tuple[ToolResult, float]:
+    message = f"at most {MAX_CALLS_PER_TURN} calls per turn; this one was not run"
+    return ToolResult.error(message), 0.0
+
+
+def _error_code(error: ModelError) -> ErrorCode:
+    if isinstance(error, ModelTimeoutError):
+        return "model_timeout"
+    if isinstance(error, ModelRateLimitedError):
+        return "rate_limited"
+    if isinstance(error, ModelUnavailableError):
+        return "model_unavailable"
+    if isinstance(error, ModelResponseError):
+        return "bad_response"
+    return "model_error"
+
+
+def _ms(seconds: float) -> float:
+    return round(seconds * 1000, 2)

@@ -1,0 +1,164 @@
+"""Read notes back out of the index: find a note the model named, rebuild it from its chunks.
+
+The agent never opens vault files: whatever it reads comes from the store, so it only ever sees
+indexed notes, and a path the model invents (``../../etc/passwd``) is refused before anything is
+looked up. Unsaved editor content (the active note) is passed in as an override and wins.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path, PurePosixPath
+
+from vault_agent.index.search import Searcher
+from vault_agent.index.store import ChunkPayload, SearchFilter, Store
+from vault_agent.index.vault_index import VaultIndex
+from vault_agent.vault.files import PathOutsideVaultError, is_note, resolve_in_vault
+from vault_agent.vault.graph import LinkGraph
+
+HEADING_SEPARATOR = " > "
+_HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
+
+
+class ToolError(Exception):
+    """A tool could not do what was asked; the message goes back to the model to act on."""
+
+
+@dataclass
+class ToolsContext:
+    """What the tools read: one vault's store, searcher and link graph (shared by requests)."""
+
+    store: Store
+    searcher: Searcher
+    graph: LinkGraph
+    vault_root: Path
+    today: date | None = None
+    """Fixed "today" for recent_daily_notes (tests, benchmarks); None means the real date."""
+
+    @classmethod
+    def from_index(cls, index: VaultIndex) -> ToolsContext:
+        """The tools' view of an open vault index."""
+        index.indexer.load_graph()  # links and backlinks even when no sync ran in this process
+        return cls(
+            store=index.store,
+            searcher=index.searcher,
+            graph=index.graph,
+            vault_root=index.settings.vault_root,
+        )
+
+    def current_date(self) -> date:
+        """Today, as the tools and the prompt see it."""
+        return self.today or date.today()
+
+
+@dataclass
+class NoteReader:
+    """Finds and reads indexed notes for one request."""
+
+    context: ToolsContext
+    overrides: Mapping[str, str] = field(default_factory=dict)
+    """Unsaved content by vault path (the active note): it wins over the index."""
+    source_file: str = ""
+    """The note relative links are resolved from (the active note, if any)."""
+    near: frozenset[str] = frozenset()
+    """The active note's links and backlinks: search ranks their passages a little higher."""
+
+    def find(self, path: str) -> str:
+        """The vault path of the indexed note ``path`` names (a path, a name or a wikilink).
+
+        Raises :class:`ToolError` for paths that leave the vault and for notes not indexed.
+        """
+        target = link_target(path)
+        if not target:
+            raise ToolError("give the note's path, e.g. 'Projects/Garden/Ideas'")
+        try:
+            resolve_in_vault(self.context.vault_root, target)
+        except PathOutsideVaultError as error:
+            raise ToolError(f"refused: {error}; only notes inside the vault can be read") from None
+        candidates = [self.context.graph.resolve(target, self.source_file), target, f"{target}.md"]
+        for file in candidates:
+            if file and is_note(file) and (file in self.overrides or self._indexed(file)):
+                return file
+        raise ToolError(
+            f"no indexed note '{target}'; use search_notes or list_notes to find its exact path"
+        )
+
+    def chunks(self, file: str) -> list[ChunkPayload]:
+        """The stored chunks of ``file``, in order."""
+        found = self.context.store.scroll(SearchFilter(files=[file]))
+        return sorted(found, key=lambda chunk: chunk.chunk_index)
+
+    def markdown(self, file: str) -> str:
+        """The note's text: unsaved content if given, else rebuilt from its chunks."""
+        if file in self.overrides:
+            return self.overrides[file]
+        return rebuild_markdown(self.chunks(file))
+
+    def _indexed(self, file: str) -> bool:
+        return self.context.store.count(SearchFilter(files=[file])) > 0
+
+
+def link_target(path: str) -> str:
+    """``path`` without wikilink brackets, ``|display`` and ``#heading``."""
+    text = path.strip()
+    text = text.removeprefix("!")
+    if text.startswith("[[") and text.endswith("]]"):
+        text = text[2:-2]
+    return text.split("|", 1)[0].split("#", 1)[0].strip().replace("\\", "/")
+
+
+def rebuild_markdown(chunks: list[ChunkPayload]) -> str:
+    """A note's markdown from its chunks: each new heading path starts with its heading line.
+
+    Headings merged into a chunk's body are already there as ``## Heading`` lines, so nothing
+    is lost; the level of a re-created heading is its depth in the heading path.
+    """
+    parts: list[str] = []
+    previous = ""
+    for chunk in chunks:
+        if chunk.heading and chunk.heading != previous:
+            depth = chunk.heading.count(HEADING_SEPARATOR) + 1
+            parts.append("#" * min(depth, 6) + " " + chunk.heading.split(HEADING_SEPARATOR)[-1])
+        previous = chunk.heading
+        if chunk.body:
+            parts.append(chunk.body)
+    return "\n\n".join(parts)
+
+
+def heading_paths(markdown: str) -> list[tuple[int, str]]:
+    """(level, heading path) of every heading in ``markdown``, outside code blocks."""
+    found: list[tuple[int, str]] = []
+    stack: list[tuple[int, str]] = []
+    fence = ""
+    for line in markdown.splitlines():
+        stripped = line.strip()
+        if stripped.startswith(("```", "~~~")):
+            marker = stripped[:3]
+            fence = "" if fence == marker else (fence or marker)
+            continue
+        match = _HEADING.match(line)
+        if fence or match is None:
+            continue
+        level, text = len(match.group(1)), match.group(2).strip()
+        while stack and stack[-1][0] >= level:
+            stack.pop()
+        stack.append((level, text))
+        found.append((level, HEADING_SEPARATOR.join(t for _, t in stack)))
+    return found
+
+
+def clip(text: str, limit: int) -> str:
+    """``text`` cut to about ``limit`` characters at a word boundary, saying what was cut."""
+    if len(text) <= limit:
+        return text
+    cut = text[:limit].rsplit(None, 1)[0] if " " in text[:limit] else text[:limit]
+    return f"{cut} … [{len(text) - len(cut):,} more characters not shown]"
+
+
+def folder_of(file: str) -> str:
+    """The folder of a vault path ("" at the root)."""
+    parent = PurePosixPath(file).parent.as_posix()
+    return "" if parent == "." else parent

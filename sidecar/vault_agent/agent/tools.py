@@ -1,0 +1,467 @@
+"""The agent's read-only tools: typed arguments in, compact cited text out.
+
+Each tool is a plain function whose docstring is the description the model reads and whose
+pydantic argument model is the JSON schema it fills in (:func:`tool_specs`): written once.
+A tool returns a :class:`ToolResult`: text for the model, where every note carries the exact
+wikilink to cite; the notes and sections it showed (the citation check accepts only those);
+and a one-line summary for the ``tool_result`` event.
+
+:class:`Toolbox` runs calls for one request. Nothing a model sends can crash it: malformed or
+invalid arguments, unknown tools and failing lookups all come back as an error result whose
+text tells the model what to fix. The store is synchronous, so calls run in worker threads
+(``asyncio.to_thread``), several at once when the model asks for parallel calls.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+import logging
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+from typing import Any, Generic, TypeVar
+
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from vault_agent.agent.citations import NoteRef, note_link, note_title
+from vault_agent.agent.passages import format_passage
+from vault_agent.agent.reader import (
+    HEADING_SEPARATOR,
+    NoteReader,
+    ToolError,
+    ToolsContext,
+    clip,
+    heading_paths,
+    rebuild_markdown,
+)
+from vault_agent.index.search import SearchHit
+from vault_agent.index.store import ChunkPayload, SearchFilter
+from vault_agent.llm.base import ToolCall, ToolSpec
+
+log = logging.getLogger(__name__)
+
+SECTIONS_PER_NOTE = 2
+NOTE_CHARS = 12_000
+"""get_note: a long note is cut here; the model can search inside it instead."""
+DAILY_CHARS = 8_000
+"""recent_daily_notes: all notes together."""
+LIST_DEFAULT, LIST_MAX = 30, 100
+# Bounds for "any date" (date.max would overflow the filter's inclusive upper bound).
+EARLIEST_DAY, LATEST_DAY = date(1900, 1, 1), date(9999, 12, 30)
+
+
+@dataclass
+class ToolResult:
+    """What one tool call gave: ``content`` for the model, ``notes`` it showed, a summary."""
+
+    content: str
+    summary: str
+    notes: list[NoteRef] = field(default_factory=list)
+    ok: bool = True
+
+    @classmethod
+    def error(cls, message: str) -> ToolResult:
+        """A failed call: the model reads the message and may try again."""
+        return cls(content=f"Error: {message}", summary=f"error: {message}", ok=False)
+
+
+# --- argument models ----------------------------------------------------------------------
+
+
+class _Arguments(BaseModel):
+    # Unknown keys are errors the model sees: silently dropping "folder" would drop a filter.
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+class SearchNotesArgs(_Arguments):
+    """Arguments of search_notes."""
+
+    query: str = Field(min_length=1, description="What to look for, in words the notes may use.")
+    tags: list[str] | None = Field(
+        default=None,
+        validation_alias=AliasChoices("tags", "tag"),
+        description="Only notes with one of these tags (a tag also matches its nested tags).",
+    )
+    type: str | None = Field(
+        default=None, description="Only notes whose frontmatter type is this (e.g. recipe)."
+    )
+    folders: list[str] | None = Field(
+        default=None,
+        validation_alias=AliasChoices("folders", "folder"),
+        description="Only notes inside one of these folders (e.g. Projects/Garden).",
+    )
+    date_from: date | None = Field(
+        default=None, description="Only daily notes dated on or after this day (YYYY-MM-DD)."
+    )
+    date_to: date | None = Field(
+        default=None, description="Only daily notes dated on or before this day (YYYY-MM-DD)."
+    )
+    limit: int = Field(default=8, ge=1, le=20, description="How many passages to return.")
+
+    @field_validator("tags", "folders", mode="before")
+    @classmethod
+    def _one_value_as_list(cls, value: Any) -> Any:
+        """Small models send ``"tags": "recipe"`` for a list; take it as ``["recipe"]``."""
+        return [value] if isinstance(value, str) else value
+
+
+class PathArgs(_Arguments):
+    """Arguments of the tools that take one note."""
+
+    path: str = Field(
+        min_length=1,
+        validation_alias=AliasChoices("path", "note", "file"),
+        description="The note's vault path as tools show it, e.g. 'Recipes/Miso Soup'.",
+    )
+
+
+class ListNotesArgs(_Arguments):
+    """Arguments of list_notes."""
+
+    tag: str | None = Field(default=None, description="Only notes with this tag.")
+    type: str | None = Field(default=None, description="Only notes of this frontmatter type.")
+    folder: str | None = Field(default=None, description="Only notes inside this folder.")
+    limit: int = Field(default=LIST_DEFAULT, ge=1, le=LIST_MAX, description="At most this many.")
+
+
+class RecentDailyArgs(_Arguments):
+    """Arguments of recent_daily_notes."""
+
+    days: int = Field(default=7, ge=1, le=90, description="How many days back from today.")
+
+
+# --- the tools ----------------------------------------------------------------------------
+
+A = TypeVar("A", bound=BaseModel)
+
+
+@dataclass(frozen=True)
+class Tool(Generic[A]):
+    """A tool: its function (docstring = description) and its argument model (= schema)."""
+
+    function: Callable[[NoteReader, A], ToolResult]
+    arguments: type[A]
+
+    @property
+    def name(self) -> str:
+        """The function's name is the tool's name."""
+        return self.function.__name__
+
+    def spec(self) -> ToolSpec:
+        """The tool as the model sees it."""
+        return ToolSpec(
+            name=self.name,
+            description=inspect.getdoc(self.function) or "",
+            parameters=_schema(self.arguments),
+        )
+
+
+def search_notes(reader: NoteReader, args: SearchNotesArgs) -> ToolResult:
+    """Hybrid (meaning + keyword) search over the notes: the best passages, best first, at
+    most two per note, each with the link to cite. Filters narrow the search; dates only
+    match daily notes."""
+    search_filter = SearchFilter(
+        tags=args.tags or [],
+        types=[args.type] if args.type else [],
+        folders=args.folders or [],
+        date_from=args.date_from,
+        date_to=args.date_to,
+    )
+    hits = _best_sections(reader, args.query, search_filter, args.limit)
+    if not hits:
+        return ToolResult(
+            content=f'No notes match "{args.query}"{_describe(search_filter)}. Try other words '
+            "or fewer filters; if nothing matches, the notes don't say.",
+            summary=f'no notes for "{args.query}"',
+        )
+    blocks = [
+        f'{len(hits)} passages match "{args.query}"{_describe(search_filter)}, best first. '
+        "Cite a passage with the link before it."
+    ]
+    notes: list[NoteRef] = []
+    for rank, hit in enumerate(hits, start=1):
+        stored = reader.context.store.scroll(
+            SearchFilter(files=[hit.file], chunk_index=hit.chunk_index), limit=1
+        )
+        chunk = next(iter(stored), None)
+        body = chunk.body if chunk is not None else hit.snippet
+        # A PDF's page is always cited, page 1 included: [[paper.pdf#page=1]].
+        heading = hit.heading if hit.page is not None else _section(hit.chunk_index, hit.heading)
+        facts = _facts(hit.type, hit.tags, hit.date)
+        blocks.append(format_passage(rank, hit.file, heading, facts, body))
+        notes.append(NoteRef(file=hit.file, title=hit.title, heading=heading))
+    titles = ", ".join(dict.fromkeys(n.title for n in notes))
+    return ToolResult(
+        content="\n\n".join(blocks),
+        summary=f'{len(hits)} passages for "{args.query}": {titles}',
+        notes=notes,
+    )
+
+
+def get_note(reader: NoteReader, args: PathArgs) -> ToolResult:
+    """One note in full (long notes are cut), with the links to cite each of its sections."""
+    file = reader.find(args.path)
+    chunks = [] if file in reader.overrides else reader.chunks(file)
+    text = reader.markdown(file) if chunks or file in reader.overrides else ""
+    # The title heading opens the note: [[Note]] already cites it.
+    headings = [path for level, path in heading_paths(text) if level > 1]
+    first = chunks[0] if chunks else None
+    header = f"Note {note_link(file)}"
+    if first is not None:
+        header += _facts(first.type, first.tags, first.date, first.aliases)
+    lines = [header]
+    if headings:
+        lines.append("Sections: " + ", ".join(note_link(file, h) for h in headings))
+    lines += ["---", clip(text, NOTE_CHARS) or "(empty note)"]
+    notes = [NoteRef(file=file, title=note_title(file))]
+    notes += [NoteRef(file=file, title=note_title(file), heading=h) for h in headings]
+    return ToolResult(
+        content="\n".join(lines),
+        summary=f"{file} ({len(headings)} sections, {len(text):,} characters)",
+        notes=notes,
+    )
+
+
+def list_notes(reader: NoteReader, args: ListNotesArgs) -> ToolResult:
+    """List notes by tag, type or folder, sorted by path. NOT ranked by relevance and shows no
+    content: use it to see what exists, then get_note or search_notes to read."""
+    search_filter = SearchFilter(
+        tags=[args.tag] if args.tag else [],
+        types=[args.type] if args.type else [],
+        folders=[args.folder] if args.folder else [],
+        chunk_index=0,  # every note has exactly one first chunk: one row per note
+    )
+    firsts = sorted(reader.context.store.scroll(search_filter), key=lambda chunk: chunk.file)
+    what = _describe(search_filter) or " in the vault"
+    if not firsts:
+        return ToolResult(content=f"No notes{what}.", summary=f"no notes{what}")
+    shown = firsts[: args.limit]
+    lines = [f"{len(firsts)} notes{what} (sorted by path, not by relevance):"]
+    lines += [f"- {note_link(c.file)}{_facts(c.type, c.tags, c.date)}" for c in shown]
+    if len(firsts) > len(shown):
+        lines.append(f"... and {len(firsts) - len(shown)} more: narrow with tag, type or folder.")
+    return ToolResult(
+        content="\n".join(lines),
+        summary=f"{len(firsts)} notes{what}",
+        notes=[NoteRef(file=c.file, title=c.title) for c in shown],
+    )
+
+
+def recent_daily_notes(reader: NoteReader, args: RecentDailyArgs) -> ToolResult:
+    """The daily notes of the last `days` days (today included), newest first, with their text.
+    When there are none in that window, the most recent daily notes instead."""
+    today = reader.context.current_date()
+    start = today - timedelta(days=args.days - 1)
+    files = _daily_notes(reader, start, today)
+    intro = f"Daily notes from {start} to {today} (today), newest first:"
+    if not files:
+        files = _daily_notes(reader, EARLIEST_DAY, LATEST_DAY)[: min(args.days, 7)]
+        if not files:
+            return ToolResult(content="The vault has no daily notes.", summary="no daily notes")
+        intro = f"No daily notes between {start} and {today}. The most recent ones, newest first:"
+    chunks = _chunks_by_file(reader, [file for file, _ in files])
+    lines = [intro]
+    budget = DAILY_CHARS
+    notes: list[NoteRef] = []
+    for file, day in files:
+        if budget <= 0:
+            lines.append(f"\n## {note_link(file)} ({day}): not shown (over the size budget)")
+            continue
+        text = reader.overrides.get(file) or rebuild_markdown(chunks.get(file, []))
+        lines.append(f"\n## {note_link(file)} ({day})\n{clip(text, max(budget, 200))}")
+        budget -= len(text)
+        notes.append(NoteRef(file=file, title=note_title(file)))
+    return ToolResult(
+        content="\n".join(lines),
+        summary=f"{len(files)} daily notes, {files[0][1]} back to {files[-1][1]}",
+        notes=notes,
+    )
+
+
+def note_links(reader: NoteReader, args: PathArgs) -> ToolResult:
+    """The notes a note links to and the notes linking to it (backlinks), as links to cite."""
+    file = reader.find(args.path)
+    graph = reader.context.graph
+    outgoing = graph.outgoing(file)
+    backlinks = graph.backlinks(file)
+    lines = [f"Note {note_link(file)}"]
+    lines.append("Links to: " + (", ".join(note_link(f) for f in outgoing) or "nothing"))
+    lines.append("Linked from: " + (", ".join(note_link(f) for f in backlinks) or "nothing"))
+    related = dict.fromkeys([file, *outgoing, *backlinks])
+    return ToolResult(
+        content="\n".join(lines),
+        summary=f"{note_title(file)}: {len(outgoing)} links, {len(backlinks)} backlinks",
+        notes=[NoteRef(file=f, title=note_title(f)) for f in related],
+    )
+
+
+TOOLS: dict[str, Tool[Any]] = {
+    tool.name: tool
+    for tool in (
+        Tool(search_notes, SearchNotesArgs),
+        Tool(get_note, PathArgs),
+        Tool(list_notes, ListNotesArgs),
+        Tool(recent_daily_notes, RecentDailyArgs),
+        Tool(note_links, PathArgs),
+    )
+}
+
+
+def tool_specs() -> list[ToolSpec]:
+    """Every tool, as sent to the model."""
+    return [tool.spec() for tool in TOOLS.values()]
+
+
+# --- running calls ------------------------------------------------------------------------
+
+
+class Toolbox:
+    """Runs the model's tool calls for one request; never raises for anything the model sent."""
+
+    def __init__(
+        self,
+        context: ToolsContext,
+        overrides: Mapping[str, str] | None = None,
+        source_file: str = "",
+        near: Collection[str] = (),
+    ) -> None:
+        self.reader = NoteReader(context, dict(overrides or {}), source_file, frozenset(near))
+        self._done: dict[str, ToolResult] = {}
+
+    async def run(self, call: ToolCall) -> ToolResult:
+        """Run one call in a worker thread; errors come back as error results."""
+        if call.arguments_error:
+            return ToolResult.error(
+                f"the arguments of {call.name} could not be read ({call.arguments_error}). "
+                "Send them again as one JSON object."
+            )
+        tool = TOOLS.get(call.name)
+        if tool is None:
+            return ToolResult.error(
+                f"there is no tool '{call.name}'; the tools are: {', '.join(TOOLS)}"
+            )
+        try:
+            arguments = tool.arguments.model_validate(call.arguments)
+        except ValidationError as error:
+            return ToolResult.error(_explain(call.name, error))
+        key = f"{call.name}:{arguments.model_dump_json()}"
+        if key in self._done:
+            # Small models repeat a call they already made; the same answer, said plainly.
+            earlier = self._done[key]
+            return ToolResult(
+                content="(You already made this exact call; same result.)\n" + earlier.content,
+                summary="repeated call: " + earlier.summary,
+                notes=earlier.notes,
+                ok=earlier.ok,
+            )
+        result = await asyncio.to_thread(self._run_sync, tool, arguments)
+        self._done[key] = result
+        return result
+
+    def _run_sync(self, tool: Tool[Any], arguments: BaseModel) -> ToolResult:
+        try:
+            return tool.function(self.reader, arguments)
+        except ToolError as error:
+            return ToolResult.error(str(error))
+        except Exception as error:  # a broken index must not end the conversation
+            log.exception("tool %s failed", tool.name)
+            return ToolResult.error(f"{tool.name} failed: {error}")
+
+
+# --- helpers ------------------------------------------------------------------------------
+
+
+def _schema(model: type[BaseModel]) -> dict[str, Any]:
+    """The JSON schema of an argument model, without pydantic's titles (tokens, no meaning)."""
+    schema = model.model_json_schema(by_alias=True)
+    schema.pop("title", None)
+    schema.pop("description", None)
+    for prop in schema.get("properties", {}).values():
+        prop.pop("title", None)
+    return schema
+
+
+def _explain(name: str, error: ValidationError) -> str:
+    problems = []
+    for item in error.errors(include_url=False):
+        where = ".".join(str(part) for part in item["loc"]) or "arguments"
+        got = json.dumps(item.get("input"), default=str)[:80]
+        problems.append(f"{where}: {item['msg']} (got {got})")
+    schema = json.dumps(_schema(TOOLS[name].arguments)["properties"])
+    return f"invalid arguments for {name}: {'; '.join(problems)}. Expected: {schema}"
+
+
+def _best_sections(
+    reader: NoteReader, query: str, search_filter: SearchFilter, limit: int
+) -> list[SearchHit]:
+    """The ``limit`` best passages, from the best notes, at most two per note.
+
+    One passage per note misses answers that span sections (a trip's plan and its budget);
+    more would let one long note crowd out the rest.
+    """
+    ranked = reader.context.searcher.search(
+        query, search_filter, limit * 4, one_per_note=False, near=reader.near
+    )
+    taken: dict[str, int] = {}
+    kept: list[SearchHit] = []
+    for hit in ranked:
+        if taken.get(hit.file, 0) >= SECTIONS_PER_NOTE:
+            continue
+        taken[hit.file] = taken.get(hit.file, 0) + 1
+        kept.append(hit)
+        if len(kept) == limit:
+            break
+    # Keep a note's passages together, in the order of its best one.
+    order = {file: index for index, file in enumerate(taken)}
+    return sorted(kept, key=lambda hit: order[hit.file])
+
+
+def _section(chunk_index: int, heading: str) -> str:
+    """The heading to cite a chunk by: none for the top of a note (its title heading),
+    where ``[[Note]]`` opens the same place and reads better than ``[[Note#Note]]``."""
+    top = chunk_index == 0 and HEADING_SEPARATOR not in heading
+    return "" if top else heading
+
+
+def _describe(search_filter: SearchFilter) -> str:
+    parts = []
+    if search_filter.tags:
+        parts.append("tagged " + " or ".join(search_filter.tags))
+    if search_filter.types:
+        parts.append("of type " + " or ".join(search_filter.types))
+    if search_filter.folders:
+        parts.append("in " + " or ".join(search_filter.folders))
+    if search_filter.date_from or search_filter.date_to:
+        parts.append(f"dated {search_filter.date_from or '…'} to {search_filter.date_to or '…'}")
+    return (" " + ", ".join(parts)) if parts else ""
+
+
+def _facts(
+    note_type: str | None, tags: list[str], day: str | None, aliases: list[str] | None = None
+) -> str:
+    """Compact metadata after a link: "(recipe; 2026-11-03; #food/bread)"."""
+    # Only the most specific tags: "food/bread" already says "food".
+    shown = [t for t in tags if not any(o.startswith(t + "/") for o in tags)]
+    parts = [p for p in (note_type, day) if p]
+    if shown:
+        parts.append(" ".join("#" + t for t in shown))
+    if aliases:
+        parts.append("aka " + ", ".join(aliases))
+    return f" ({'; '.join(parts)})" if parts else ""
+
+
+def _daily_notes(reader: NoteReader, start: date, end: date) -> list[tuple[str, str]]:
+    """(file, date) of the daily notes dated start..end, newest first."""
+    firsts = reader.context.store.scroll(SearchFilter(date_from=start, date_to=end, chunk_index=0))
+    found = [(chunk.file, chunk.date or "") for chunk in firsts]
+    return sorted(found, key=lambda item: (item[1], item[0]), reverse=True)
+
+
+def _chunks_by_file(reader: NoteReader, files: list[str]) -> dict[str, list[ChunkPayload]]:
+    """The chunks of ``files``, each file's in order, in one store call."""
+    by_file: dict[str, list[ChunkPayload]] = {}
+    for chunk in reader.context.store.scroll(SearchFilter(files=files)):
+        by_file.setdefault(chunk.file, []).append(chunk)
+    return {file: sorted(chunks, key=lambda c: c.chunk_index) for file, chunks in by_file.items()}
