@@ -1,0 +1,69 @@
+"""``POST /v1/ask``: one question in, the agent's events out as Server-Sent Events.
+
+Each event is one SSE message: ``event:`` its name (status, tool_call, tool_result, delta, done,
+error), ``data:`` its JSON (see `vault_agent.agent.events`). Failures before the stream starts
+(bad body, index unavailable) are ordinary JSON errors; once it has started they arrive as an
+``error`` event, the last of the stream.
+
+A client that disconnects or aborts cancels this handler (the server runs with
+``handler_cancellation``); the cancellation reaches the agent loop, which closes the model's
+HTTP stream on its way out, so the model stops generating too.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import AsyncGenerator
+
+from aiohttp import web
+from aiohttp_sse import sse_response
+
+from vault_agent.agent.events import AgentEvent, ErrorEvent
+from vault_agent.agent.loop import AgentRequest, run_agent
+from vault_agent.agent.reader import ToolsContext
+from vault_agent.config import Settings
+from vault_agent.llm.base import ModelError, ModelUnavailableError
+from vault_agent.server.bodies import read_body
+from vault_agent.server.keys import INDEX, MODELS, SETTINGS
+from vault_agent.server.model_service import ModelService
+
+log = logging.getLogger(__name__)
+
+
+async def ask(request: web.Request) -> web.StreamResponse:
+    """Answer a question about the vault, streaming the agent's events."""
+    body = await read_body(request, AgentRequest)
+    context = ToolsContext.from_index(request.app[INDEX].require())
+    events = _events(body, request.app[MODELS], context, request.app[SETTINGS])
+    # aclosing: if the client goes away while we wait on a send, the agent's generator is
+    # closed now (cancelling its model call), not whenever the garbage collector gets to it.
+    async with (
+        contextlib.aclosing(events),
+        sse_response(request, allow_all_methods=True) as stream,
+    ):
+        try:
+            async for event in events:
+                await stream.send(event.model_dump_json(), event=event.event)
+        except ConnectionResetError:
+            log.info("client closed the ask stream")
+    return stream
+
+
+async def _events(
+    body: AgentRequest, models: ModelService, context: ToolsContext, settings: Settings
+) -> AsyncGenerator[AgentEvent, None]:
+    """The agent's events; any failure becomes a final ``error`` event, never a dropped
+    stream."""
+    try:
+        async with models.model_for(body.profile) as model:
+            async for event in run_agent(body, model, context, settings):
+                yield event
+    except ModelError as error:  # the model could not even be set up (e.g. a missing key)
+        code = "model_unavailable" if isinstance(error, ModelUnavailableError) else "model_error"
+        yield ErrorEvent(code=code, message=str(error))
+    except Exception:
+        log.exception("ask failed")
+        yield ErrorEvent(
+            code="internal", message="internal error in the sidecar; its log has the details"
+        )

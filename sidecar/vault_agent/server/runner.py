@@ -1,0 +1,62 @@
+"""Serving the app on 127.0.0.1: what ``vault-agent serve`` runs, and what tests and benchmarks
+use to get a real socket with the very same settings.
+
+The address is fixed: the API is for the Obsidian on this machine, never the network.
+``handler_cancellation`` is on, so a client that disconnects cancels its handler (an aborted
+question stops the agent and its model call).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+from collections.abc import Callable
+
+from aiohttp import web
+
+from vault_agent.config import Settings
+from vault_agent.server.app import make_app
+
+HOST = "127.0.0.1"
+#: Open streams get this long to finish at shutdown before they are cancelled.
+SHUTDOWN_TIMEOUT_S = 3.0
+
+
+async def start_server(app: web.Application, port: int) -> tuple[web.AppRunner, int]:
+    """Start `app` on 127.0.0.1:`port` (0: a free port); (runner, bound port).
+
+    Runs the app's start-up (index, indexer, model). Raises OSError when the port is taken.
+    """
+    runner = web.AppRunner(
+        app, handler_cancellation=True, shutdown_timeout=SHUTDOWN_TIMEOUT_S, access_log=None
+    )
+    await runner.setup()
+    try:
+        await web.TCPSite(runner, HOST, port).start()
+    except OSError:
+        await runner.cleanup()
+        raise
+    bound_port: int = runner.addresses[0][1]
+    return runner, bound_port
+
+
+async def serve(settings: Settings, token: str, on_ready: Callable[[int], None]) -> None:
+    """Serve `settings.vault` on 127.0.0.1:`settings.server.port` until SIGINT or SIGTERM,
+    then shut down cleanly (model connections closed, store flushed and released).
+
+    `on_ready` gets the bound port once the API answers."""
+    runner, bound_port = await start_server(make_app(settings, token=token), settings.server.port)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    signals = (signal.SIGINT, signal.SIGTERM)
+    for signum in signals:
+        loop.add_signal_handler(signum, stop.set)
+    try:
+        on_ready(bound_port)
+        await stop.wait()
+    finally:
+        for signum in signals:
+            with contextlib.suppress(ValueError, RuntimeError):
+                loop.remove_signal_handler(signum)
+        await runner.cleanup()
