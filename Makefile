@@ -13,7 +13,7 @@ setup:
 
 demo: setup
 	$(UV) run vault-agent index --vault $(VAULT)
-	$(UV) run vault-agent search "$(QUESTION)" --vault $(VAULT) --limit 5
+	$(UV) run vault-agent ask "$(QUESTION)" --vault $(VAULT) --verbose
 
 lint: setup
 	$(UV) run ruff check .
@@ -27,6 +27,8 @@ test: lint test-python lint-plugin test-plugin test-e2e
 
 bench: setup
 	$(UV) run python -m bench.core
+	$(UV) run python -m bench.agent_loop
+	$(UV) run python -m bench.server
 
 # The Obsidian plugin (TypeScript, at the repository root: package.json, plugin/).
 # npm ci runs again only when package-lock.json changes; Chromium (Debian's, for the browser

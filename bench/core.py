@@ -63,16 +63,17 @@ def run(vault: Path, repeats: int) -> dict[str, float]:
     with tempfile.TemporaryDirectory(prefix="vault-agent-bench-") as data_dir:
         settings = Settings(vault=vault, data_dir=Path(data_dir))
         with VaultIndex(settings) as vault_index:
+            # The raw embedder runs before and after the full index, and the faster of the two
+            # counts: the comparison then doesn't hinge on what else the machine did meanwhile.
+            texts = _chunk_texts(vault)
+            raw_seconds = [_time_embedding(vault_index, texts)]
             started = time.perf_counter()
             report = vault_index.indexer.sync()
             results["index_seconds"] = time.perf_counter() - started
             results["notes"] = report.indexed
             results["chunks"] = report.chunks
-
-            texts = _chunk_texts(vault)
-            started = time.perf_counter()
-            vault_index.embedder.embed_documents(texts)
-            results["embed_seconds"] = time.perf_counter() - started
+            raw_seconds.append(_time_embedding(vault_index, texts))
+            results["embed_seconds"] = min(raw_seconds)
 
             resyncs = []
             for _ in range(3):
@@ -104,6 +105,12 @@ def run(vault: Path, repeats: int) -> dict[str, float]:
     results["embed_chunks_per_s"] = results["chunks"] / results["embed_seconds"]
     results["pipeline_overhead"] = results["index_seconds"] / results["embed_seconds"] - 1
     return results
+
+
+def _time_embedding(vault_index: VaultIndex, texts: list[str]) -> float:
+    started = time.perf_counter()
+    vault_index.embedder.embed_documents(texts)
+    return time.perf_counter() - started
 
 
 def _chunk_texts(vault: Path) -> list[str]:

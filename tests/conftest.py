@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
+import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from vault_agent.config import Settings
 from vault_agent.index.embedder import MiniLmEmbedder
 from vault_agent.index.sparse import Bm25Encoder
+from vault_agent.index.vault_index import VaultIndex
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE_VAULT = REPO / "examples" / "vault"
 SHARED_DATA = REPO.parent / "shared" / "data"
+CANARY = "CANARY-5f1c0de: this file is outside the vault"
+
+# The HTTP API tests' fixtures (a served index, fake providers) live in their own module.
+pytest_plugins = ["server_support"]
 
 
 def shared_data(*parts: str) -> Path:
@@ -32,3 +40,20 @@ def embedder() -> MiniLmEmbedder:
 def sparse() -> Bm25Encoder:
     """The real BM25 encoder, loaded once per test session."""
     return Bm25Encoder()
+
+
+@pytest.fixture(scope="session")
+def agent_index(
+    tmp_path_factory: pytest.TempPathFactory, embedder: MiniLmEmbedder, sparse: Bm25Encoder
+) -> Iterator[VaultIndex]:
+    """A copy of examples/vault, indexed once per session for the agent tests (read-only).
+
+    Beside the vault lies ``canary.md``, a file no tool may ever return (path traversal).
+    """
+    root = tmp_path_factory.mktemp("agent")
+    shutil.copytree(EXAMPLE_VAULT, root / "vault")
+    (root / "canary.md").write_text(f"# Canary\n\n{CANARY}\n", encoding="utf-8")
+    settings = Settings(vault=root / "vault", data_dir=root / "data")
+    with VaultIndex(settings, embedder=embedder, sparse=sparse) as index:
+        index.indexer.sync()
+        yield index

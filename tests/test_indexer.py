@@ -301,3 +301,21 @@ def test_watch_reindexes_a_saved_note(index: VaultIndex, vault: Path) -> None:
 
     asyncio.run(scenario())
     assert index.store.count(SearchFilter(files=["Fresh idea.md"])) == 1
+
+
+def test_progress_reports_totals_while_indexing(
+    vault: Path, tmp_path: Path, embedder: MiniLmEmbedder, sparse: Bm25Encoder
+) -> None:
+    settings = Settings(vault=vault, data_dir=tmp_path / "progress")
+    settings.index.write_batch_chunks = 8
+    seen: list[tuple[str, int, int]] = []
+    with VaultIndex(settings, embedder=embedder, sparse=sparse) as vault_index:
+        vault_index.indexer.sync(
+            on_progress=lambda p: seen.append((p.state, p.files_total, p.files_done))
+        )
+        assert vault_index.indexer.progress.state == "idle"
+    indexing = [(total, done) for state, total, done in seen if state == "indexing"]
+    assert len(indexing) > 2  # several batches, each reported
+    assert all(total == note_count(vault) for total, _ in indexing)
+    assert indexing[-1][1] == note_count(vault)
+    assert [done for _, done in indexing] == sorted(done for _, done in indexing)

@@ -238,6 +238,39 @@ def test_hybrid_query_fuses_with_rrf_k60(filled: Store) -> None:
     assert hits[0].score == pytest.approx(2 / 60, rel=1e-5)
 
 
+def test_hybrid_query_can_fuse_with_dbsf(filled: Store) -> None:
+    chunk = CHUNKS[0]
+    query = sparse_vector(chunk.payload.body, query=True)
+    hits = filled.query(chunk.dense, query, fusion="dbsf")
+    assert hits[0].id == chunk.id
+    # Each list's scores are mapped through mean +- 3 std: a clear winner of both lists scores
+    # between 1 and 2, where RRF would give it 2/60.
+    assert 1.0 < hits[0].score <= 2.0
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+
+
+def test_both_stores_fuse_with_dbsf_to_the_same_scores(tmp_path: Path) -> None:
+    # DBSF is score-based: unlike RRF's ranks, it does not depend on how each engine orders
+    # tied candidates, so the two stores must agree exactly.
+    results = []
+    for kind in ("edge", "server"):
+        opened = new_store(kind, tmp_path)
+        try:
+            opened.upsert(CHUNKS)
+            hits = opened.query(
+                dense_vector("alpha query"),
+                sparse_vector("alpha beta test", query=True),
+                limit=8,
+                candidates=6,
+                fusion="dbsf",
+            )
+        finally:
+            opened.close()
+        results.append([(h.id, round(h.score, 4)) for h in hits])
+    assert results[0] == results[1]
+    assert len(results[0]) >= 6
+
+
 def test_dense_only_query_scores_by_cosine(filled: Store) -> None:
     chunk = CHUNKS[4]
     hits = filled.query(chunk.dense, None, limit=3)
@@ -312,6 +345,12 @@ FILTER_CASES: list[tuple[str, SearchFilter, set[str]]] = [
     ),
     ("source AND chunk_index", SearchFilter(sources=["vault"], chunk_index=1), {PLAN, BETA}),
     ("empty filter matches all", SearchFilter(), ALL_FILES),
+    ("exclude_types keeps untyped notes", SearchFilter(exclude_types=["daily"]), ALL_FILES - DAILY),
+    (
+        "exclude_types AND folder",
+        SearchFilter(exclude_types=["daily"], folders=["Projects"]),
+        {PLAN, BETA},
+    ),
 ]
 
 

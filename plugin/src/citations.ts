@@ -185,11 +185,14 @@ export function linktextOf(element: Element): string | null {
 
 /**
  * The wikilink text for a source, as the sidecar writes it (`note_link` in agent/citations.py):
- * the path without ".md", then "#" and the last part of the heading path.
+ * the path without ".md", then "#" and the last part of the heading path. A PDF's page ("Page 3")
+ * becomes "#page=3", the subpath at which Obsidian's PDF viewer opens.
  */
 export function noteLink(source: Pick<NoteRef, "file" | "heading">): string {
 	const target = source.file.toLowerCase().endsWith(".md") ? source.file.slice(0, -3) : source.file;
 	const last = source.heading.split(" > ").pop() ?? "";
+	const page = /^page(?: |=)(\d+)$/i.exec(last.trim());
+	if (page && source.file.toLowerCase().endsWith(".pdf")) return `${source.file}#page=${page[1]}`;
 	const section = last.replace(/[#|^:[\]\\]+/g, " ").split(/\s+/).filter(Boolean).join(" ");
 	return section ? `${target}#${section}` : target;
 }

@@ -126,9 +126,12 @@ export class SidecarClient {
 		return this.json("GET", "/v1/health");
 	}
 
-	/** `GET /v1/index`: state, progress, counts, per-file status. */
-	index(): Promise<IndexStatus> {
-		return this.json("GET", "/v1/index");
+	/**
+	 * `GET /v1/index`: state, progress, counts and per-file status. The status bar polls this, so
+	 * by default only skipped and failed files are listed: a 50k-note vault's full list is megabytes.
+	 */
+	index(files: "all" | "problems" | "none" = "problems"): Promise<IndexStatus> {
+		return this.json("GET", `/v1/index?files=${files}`);
 	}
 
 	/** `POST /v1/index/sync`: rescan the vault now (answers at once). */

@@ -114,6 +114,13 @@ describe("links", () => {
 		expect(noteLink({ file: "papers/paper.pdf", heading: "" })).toBe("papers/paper.pdf");
 	});
 
+	it("links a PDF source to its page, the way Obsidian opens a PDF at a page", () => {
+		expect(noteLink({ file: "papers/paper.pdf", heading: "Page 3" })).toBe("papers/paper.pdf#page=3");
+		expect(noteLink({ file: "papers/paper.pdf", heading: "page=12" })).toBe("papers/paper.pdf#page=12");
+		// Only PDFs: a note may well have a section called "Page 3".
+		expect(noteLink({ file: "Book notes.md", heading: "Page 3" })).toBe("Book notes#Page 3");
+	});
+
 	it("labels a source by title and its section", () => {
 		expect(sourceLabel({ file: "Recipes/Miso Soup.md", title: "Miso Soup", heading: "Miso Soup > Method" })).toBe(
 			"Miso Soup › Method",

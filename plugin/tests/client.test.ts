@@ -132,6 +132,23 @@ describe("SidecarClient JSON calls", () => {
 		});
 	});
 
+	it("polls the index without the full per-file list", async () => {
+		const seen: HttpRequest[] = [];
+		const c = client(
+			() => Promise.reject(new Error("unused")),
+			async (request) => {
+				seen.push(request);
+				return { status: 200, text: '{"state":"idle","files":[]}' };
+			},
+		);
+		await c.index();
+		await c.index("all");
+		expect(seen.map((request) => request.url)).toEqual([
+			"http://127.0.0.1:8765/v1/index?files=problems",
+			"http://127.0.0.1:8765/v1/index?files=all",
+		]);
+	});
+
 	it("maps statuses to kinds the user can act on", async () => {
 		const answering = (status: number, text: string) => client(() => Promise.reject(new Error("unused")), async () => ({ status, text }));
 		await expect(answering(401, '{"error":{"code":"missing_token","message":"send it"}}').index()).rejects.toMatchObject({ kind: "unauthorized" });

@@ -80,6 +80,16 @@ describe("the pane", () => {
 		expect(app.opened.at(-1)?.linktext).toBe("Daily/2026-11-12");
 	});
 
+	it("opens a PDF source at its page: the Sources entry links to #page=N", async () => {
+		const pdf = { file: "papers/baking.pdf", title: "baking", heading: "Page 3" };
+		const { pane, app } = await askedPane([done("Bake at 240 °C [[papers/baking.pdf#page=3]].", [pdf])]);
+		const source = pane.querySelector(".vault-agent-sources a.internal-link")!;
+		expect([source.textContent, source.getAttribute("data-href")]).toEqual(["baking › Page 3", "papers/baking.pdf#page=3"]);
+		click(source);
+		click(pane.querySelector(".vault-agent-answer a.internal-link")!);
+		expect(app.opened.map((o) => o.linktext)).toEqual(["papers/baking.pdf#page=3", "papers/baking.pdf#page=3"]);
+	});
+
 	it("asks Obsidian for a hover preview of a citation", async () => {
 		const { pane, app, plugin } = await askedPane();
 		click(pane.querySelector(".vault-agent-answer a.internal-link")!, {}, "mouseover");

@@ -63,9 +63,40 @@ class IndexSettings(BaseModel):
         "stays flat however big the vault is.",
     )
     embed_threads: int | None = Field(default=None, description="ONNX threads; None = all cores.")
+    pdf_max_bytes: int = Field(
+        default=100_000_000,
+        gt=0,
+        description="Largest PDF read (papers with figures run to tens of MB, so PDFs have "
+        "their own limit instead of max_file_bytes).",
+    )
+    pdf_max_pages: int = Field(default=2_000, gt=0, description="PDFs with more pages are skipped.")
+    pdf_timeout_s: float = Field(
+        default=120.0, gt=0, description="Longest one PDF's text extraction may take."
+    )
+    pdf_workers: int = Field(
+        default=1,
+        ge=0,
+        le=16,
+        description="Processes extracting PDF text beside the indexer (0: inline, no timeout).",
+    )
     ignore: list[str] = Field(
         default_factory=lambda: [".obsidian/**", ".trash/**", ".git/**", "node_modules/**"],
         description="Glob patterns (vault-relative) that are never indexed.",
+    )
+
+
+class ServerSettings(BaseModel):
+    """The local HTTP API (`vault-agent serve`). It always binds 127.0.0.1."""
+
+    port: int = Field(default=8765, ge=0, le=65535, description="TCP port; 0 picks a free one.")
+    max_body_bytes: int = Field(
+        default=4 * 1024 * 1024,
+        ge=1024,
+        description="Largest request body; bigger ones get 413. Covers an unsaved active note "
+        "of a few MB.",
+    )
+    body_timeout_s: float = Field(
+        default=30.0, gt=0, description="Longest a request body may take to arrive (408 after)."
     )
 
 
@@ -88,6 +119,12 @@ class Settings(BaseSettings):
     store: StoreSettings = Field(default_factory=StoreSettings)
     llm: LlmSettings = Field(default_factory=LlmSettings)
     index: IndexSettings = Field(default_factory=IndexSettings)
+    server: ServerSettings = Field(default_factory=ServerSettings)
+    token: SecretStr | None = Field(
+        default=None,
+        description="Bearer token of the HTTP API (env VAULT_AGENT_TOKEN). Unset: generated "
+        "once and kept in config_dir/token, readable by the user only.",
+    )
 
     @property
     def vault_root(self) -> Path:

@@ -22,6 +22,14 @@ class AnyOf:
 
 
 @dataclass(frozen=True)
+class NoneOf:
+    """The keyword field `key` holds none of `values` (a point without the field matches)."""
+
+    key: str
+    values: list[str]
+
+
+@dataclass(frozen=True)
 class IntEquals:
     """The integer field `key` equals `value`."""
 
@@ -38,7 +46,7 @@ class DateRange:
     lt: str | None
 
 
-Condition = AnyOf | IntEquals | DateRange
+Condition = AnyOf | NoneOf | IntEquals | DateRange
 
 
 def conditions(search_filter: SearchFilter | None) -> list[Condition]:
@@ -57,6 +65,9 @@ def conditions(search_filter: SearchFilter | None) -> list[Condition]:
         kept = [v for v in values if v]
         if kept:
             out.append(AnyOf(key, kept))
+    excluded = [t for t in search_filter.exclude_types if t]
+    if excluded:
+        out.append(NoneOf("type", excluded))
     if search_filter.date_from is not None or search_filter.date_to is not None:
         # date_to is inclusive for the caller. An exclusive bound on the next day keeps it
         # inclusive even if a `date` ever carries a time of day ("2024-05-01T18:00").

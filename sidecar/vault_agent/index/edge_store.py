@@ -38,7 +38,7 @@ from qdrant_edge import (
 )
 from qdrant_edge import SparseVector as EdgeSparseVector
 
-from vault_agent.index.conditions import AnyOf, DateRange, IntEquals, conditions
+from vault_agent.index.conditions import AnyOf, DateRange, IntEquals, NoneOf, conditions
 from vault_agent.index.errors import StoreError, StoreLockedError
 from vault_agent.index.file_states import STATE_FIELDS, FileStateBuilder
 from vault_agent.index.store import (
@@ -51,6 +51,7 @@ from vault_agent.index.store import (
     ChunkPayload,
     EmbeddedChunk,
     FileState,
+    FusionMethod,
     SearchFilter,
     SparseVector,
     StoredHit,
@@ -107,8 +108,9 @@ class EdgeStore:
         search_filter: SearchFilter | None = None,
         limit: int = 10,
         candidates: int = 50,
+        fusion: FusionMethod = "rrf",
     ) -> list[StoredHit]:
-        """Hybrid (RRF of a dense and a sparse prefetch) or single-vector query.
+        """Hybrid (`fusion` of a dense and a sparse prefetch) or single-vector query.
 
         A sparse vector without terms (a query made only of stop words) counts as absent;
         with no usable vector at all the result is empty."""
@@ -131,8 +133,7 @@ class EdgeStore:
                 # The filter goes into each prefetch (that is where candidates are chosen) and
                 # on the fusion too, so a future prefetch without it cannot leak other points.
                 prefetches=[Prefetch(limit=fetch, query=q, filter=flt) for q in searches],
-                # Fusion.Rrf subclasses Fusion at runtime; the 0.9.0 stub doesn't say so.
-                query=cast(Fusion, Fusion.Rrf(k=RRF_K)),
+                query=_fusion(fusion),
                 filter=flt,
                 with_payload=True,
             )
@@ -271,6 +272,13 @@ def _point(chunk: EmbeddedChunk) -> Point:
     return Point(id=chunk.id, vector=vectors, payload=chunk.payload.model_dump())
 
 
+def _fusion(method: FusionMethod) -> Fusion:
+    # Fusion.Rrf and Fusion.Dbsf subclass Fusion at runtime; the 0.9.0 stub doesn't say so.
+    if method == "dbsf":
+        return cast(Fusion, Fusion.Dbsf())
+    return cast(Fusion, Fusion.Rrf(k=RRF_K))
+
+
 def _sparse(vector: SparseVector) -> EdgeSparseVector:
     return EdgeSparseVector(indices=vector.indices, values=vector.values)
 
@@ -278,12 +286,17 @@ def _sparse(vector: SparseVector) -> EdgeSparseVector:
 def _filter(search_filter: SearchFilter | None) -> Filter | None:
     """The Edge filter for `search_filter`, or None when it matches everything."""
     must: list[ConditionType] = []
+    must_not: list[ConditionType] = []
     for cond in conditions(search_filter):
         if isinstance(cond, AnyOf):
             must.append(FieldCondition(key=cond.key, match=MatchAny(any=cond.values)))
+        elif isinstance(cond, NoneOf):
+            must_not.append(FieldCondition(key=cond.key, match=MatchAny(any=cond.values)))
         elif isinstance(cond, IntEquals):
             must.append(FieldCondition(key=cond.key, match=MatchValue(value=cond.value)))
         elif isinstance(cond, DateRange):
             rng = RangeDateTime(gte=cond.gte, lt=cond.lt)
             must.append(FieldCondition(key=cond.key, range=rng))
-    return Filter(must=must) if must else None
+    if not must and not must_not:
+        return None
+    return Filter(must=must or None, must_not=must_not or None)

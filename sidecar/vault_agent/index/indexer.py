@@ -6,6 +6,10 @@ is parsed, chunked and embedded. Each file's old points are deleted before its n
 written, and every chunk records how many chunks its file has, so a sync interrupted at any
 point (Ctrl-C, kill -9) leaves files that the next sync sees as missing or incomplete and
 redoes: the index converges with no duplicate and no missing chunk.
+
+PDFs are notes too (`type: pdf`, one section per page). Their text is extracted once per
+content hash, in worker processes (`pdf_pipeline.py`), while the markdown notes keep flowing:
+a PDF joins an embedding batch when its extraction finishes.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from watchfiles import Change, DefaultFilter, awatch
 from vault_agent.config import Settings
 from vault_agent.index.embedder import Embedder
 from vault_agent.index.link_cache import CachedNote, load_link_cache, save_link_cache
+from vault_agent.index.pdf_pipeline import PdfPipeline, PdfReady
 from vault_agent.index.sparse import Bm25Encoder
 from vault_agent.index.store import (
     ChunkPayload,
@@ -39,6 +44,7 @@ from vault_agent.vault.files import (
     VaultFile,
     is_ignored,
     is_note,
+    is_pdf,
     resolve_in_vault,
     scan_vault,
 )
@@ -82,6 +88,7 @@ class SyncReport(BaseModel):
     skipped: int = 0
     failed: int = 0
     chunks: int = 0
+    pdf_extracted: int = Field(default=0, description="PDFs whose text was extracted (not cached).")
     seconds: float = 0.0
 
 
@@ -118,7 +125,9 @@ class Indexer:
         self.statuses: dict[str, FileStatus] = {}
         self._cache_path = settings.vault_data_dir / "links.json"
         self._cache: dict[str, CachedNote] = {}
+        self._pdfs = PdfPipeline(settings, settings.vault_data_dir / "extract-cache")
         self._lock = threading.Lock()
+        self._graph_lock = threading.Lock()
         self._graph_loaded = False
 
     # ----------------------------------------------------------------- public API
@@ -176,6 +185,12 @@ class Indexer:
             if on_sync is not None:
                 on_sync(report)
 
+    def load_graph(self) -> None:
+        """Fill the link graph from what is indexed, without syncing (cheap after the first
+        call). Syncs do this themselves; readers that skip the sync call it."""
+        if not self._graph_loaded:
+            self._ensure_graph(self.store.file_states())
+
     def file_status(self) -> list[FileStatus]:
         """Per-file status of the last sync, sorted by path."""
         return [self.statuses[file] for file in sorted(self.statuses)]
@@ -204,23 +219,35 @@ class Indexer:
             self.statuses.pop(file, None)
         for file in vanished_files:
             self.graph.remove_file(file)
+            self._pdfs.forget(file)
         for vault_file in on_disk:
-            if not is_note(vault_file.file):
+            # Every file is a link target, indexed or not: `![[scan.pdf]]` must resolve even
+            # when the PDF is skipped. Notes get their own links when they are parsed.
+            if vault_file.file not in self.graph:
                 self.graph.set_file(vault_file.file)
 
         changed = []
+        unchanged_pdfs: set[str] = set()  # their content hashes: cached text still in use
         for vault_file in notes_on_disk.values():
             state = states.get(vault_file.file)
             if state is not None and _unchanged_on_disk(state, vault_file):
                 report.unchanged += 1
                 self._keep_status(vault_file.file, state)
+                if is_pdf(vault_file.file):
+                    unchanged_pdfs.add(state.content_hash)
             else:
                 changed.append(vault_file)
 
         self._set_progress(on_progress, state="indexing", files_total=len(changed))
-        self._index_files(changed, states, report, on_progress)
+        self._pdfs.begin_sync()
+        try:
+            self._index_files(changed, states, report, on_progress)
+        finally:
+            self._pdfs.close()  # no worker outlives its sync, even one that failed
         self._reconcile_links()
         save_link_cache(self._cache_path, self._cache)
+        if paths is None:  # only a full scan knows every PDF still in the vault
+            self._pdfs.cache.prune(unchanged_pdfs | self._pdfs.seen_hashes)
 
     def _scan(self, paths: list[str] | None) -> list[VaultFile]:
         ignore = self.settings.index.ignore
@@ -247,6 +274,7 @@ class Indexer:
             self.statuses.pop(file, None)
             self._cache.pop(file, None)
             self.graph.remove_file(file)
+            self._pdfs.forget(file)
         report.deleted += len(files)
 
     def _index_files(
@@ -257,17 +285,26 @@ class Indexer:
         on_progress: ProgressCallback | None,
     ) -> None:
         batch: list[_Pending] = []
-        batch_chunks = 0
-        for vault_file in files:
-            pending = self._prepare(vault_file, states.get(vault_file.file), report)
+
+        def add(pending: _Pending | None) -> None:
+            nonlocal batch
             self.progress.files_done += 1
             if pending is not None:
                 batch.append(pending)
-                batch_chunks += len(pending.chunks)
-            if batch_chunks >= self.settings.index.write_batch_chunks:
+            if sum(len(p.chunks) for p in batch) >= self.settings.index.write_batch_chunks:
                 self._write_batch(batch, report)
-                batch, batch_chunks = [], 0
+                batch = []
                 self._notify(on_progress)
+
+        for vault_file in files:
+            pending = self._prepare(vault_file, states.get(vault_file.file), report)
+            if not self._pdfs.is_waiting(vault_file.file):  # a queued PDF is counted when done
+                add(pending)
+            for ready in self._pdfs.ready():
+                add(self._pdf_pending(ready, states.get(ready.vault_file.file), report))
+        while self._pdfs.pending():  # the notes are done; what's left are PDFs in workers
+            for ready in self._pdfs.ready(wait=True):
+                add(self._pdf_pending(ready, states.get(ready.vault_file.file), report))
         if batch:
             self._write_batch(batch, report)
         self._notify(on_progress)
@@ -275,21 +312,27 @@ class Indexer:
     def _prepare(
         self, vault_file: VaultFile, state: FileState | None, report: SyncReport
     ) -> _Pending | None:
-        """Read, hash, parse and chunk one file; None when nothing needs embedding."""
+        """Read, hash, parse and chunk one file; None when nothing needs embedding (or, for a
+        PDF, when its extraction was queued: it comes back through `self._pdfs.ready`)."""
         file = vault_file.file
-        limit = self.settings.index.max_file_bytes
+        pdf = is_pdf(file)
+        limit = self.settings.index.pdf_max_bytes if pdf else self.settings.index.max_file_bytes
         if vault_file.size > limit:
+            setting = "index.pdf_max_bytes" if pdf else "index.max_file_bytes"
             self._fail(
                 file,
                 "skipped",
-                f"file is {_mb(vault_file.size)}, over the "
-                f"{_mb(limit)} limit (index.max_file_bytes)",
+                f"file is {_mb(vault_file.size)}, over the {_mb(limit)} limit ({setting})",
                 report,
+                state,
             )
             return None
+        if pdf:
+            return self._prepare_pdf(vault_file, state, report)
         try:
             raw = resolve_in_vault(self.root, file).read_bytes()
         except (OSError, ValueError) as error:
+            # Maybe for a moment only (a sync tool holding it): the old version stays.
             self._fail(file, "failed", f"could not read: {error}", report)
             return None
         content_hash = hashlib.sha256(raw).hexdigest()
@@ -300,17 +343,53 @@ class Indexer:
         try:
             note = parse_note(file, raw)
         except NoteError as error:
-            self._fail(file, "skipped", str(error), report)
+            self._fail(file, "skipped", str(error), report, state)
             return None
         except Exception as error:  # one bad note must never stop the vault
             log.exception("parsing %s failed", file)
-            self._fail(file, "failed", f"could not parse: {error!r}", report)
+            self._fail(file, "failed", f"could not parse: {error!r}", report, state)
             return None
         self.graph.set_file(file, note.aliases, note.links)
         self._cache[file] = CachedNote(
             content_hash=note.content_hash, aliases=note.aliases, links=note.links
         )
         return _Pending(note=note, chunks=chunk_note(note), mtime=vault_file.mtime, size=len(raw))
+
+    def _prepare_pdf(
+        self, vault_file: VaultFile, state: FileState | None, report: SyncReport
+    ) -> _Pending | None:
+        """Hash a PDF; an unchanged one is kept, a changed one decided from the extract cache
+        or queued for extraction."""
+        file = vault_file.file
+        try:
+            path = resolve_in_vault(self.root, file)
+            content_hash = self._pdfs.content_hash(vault_file, path)
+        except (OSError, ValueError) as error:
+            self._fail(file, "failed", f"could not read: {error}", report)
+            return None
+        if state is not None and state.complete and state.content_hash == content_hash:
+            report.unchanged += 1  # touched, not edited: no extraction either
+            self._keep_status(file, state)
+            return None
+        ready = self._pdfs.start(vault_file, path, content_hash)
+        return None if ready is None else self._pdf_pending(ready, state, report)
+
+    def _pdf_pending(
+        self, ready: PdfReady, state: FileState | None, report: SyncReport
+    ) -> _Pending | None:
+        """A decided PDF: its note and chunks, or its status when it can't be indexed."""
+        file = ready.vault_file.file
+        report.pdf_extracted += int(ready.extracted)
+        if ready.note is None:
+            self._fail(file, ready.state, ready.reason, report, state if ready.lasting else None)
+            return None
+        self._cache[file] = CachedNote(content_hash=ready.content_hash)
+        return _Pending(
+            note=ready.note,
+            chunks=chunk_note(ready.note),
+            mtime=ready.vault_file.mtime,
+            size=ready.vault_file.size,
+        )
 
     def _write_batch(self, batch: list[_Pending], report: SyncReport) -> None:
         texts = [chunk.embed_text for pending in batch for chunk in pending.chunks]
@@ -368,14 +447,18 @@ class Indexer:
             links=links,
             aliases=note.aliases,
             content_hash=note.content_hash,
+            page=chunk.page,
         )
 
     # ----------------------------------------------------------------- link graph
 
     def _ensure_graph(self, states: dict[str, FileState]) -> None:
         """Fill the graph once per process from the link cache (re-parsing stale entries)."""
-        if self._graph_loaded:
-            return
+        with self._graph_lock:
+            if not self._graph_loaded:
+                self._load_graph_locked(states)
+
+    def _load_graph_locked(self, states: dict[str, FileState]) -> None:
         self._cache = load_link_cache(self._cache_path)
         for file, state in states.items():
             cached = self._cache.get(file)
@@ -390,6 +473,8 @@ class Indexer:
         self._graph_loaded = True
 
     def _reparse_for_graph(self, file: str, state: FileState) -> CachedNote | None:
+        if is_pdf(file):
+            return CachedNote(content_hash=state.content_hash)  # PDFs link nowhere
         try:
             note = parse_note(file, resolve_in_vault(self.root, file).read_bytes())
         except Exception:  # gone or unreadable: the sync that follows deals with it
@@ -413,7 +498,20 @@ class Indexer:
         if previous is None or previous.state != "indexed":
             self.statuses[file] = FileStatus(file=file, state="indexed", chunks=state.chunk_count)
 
-    def _fail(self, file: str, state: FileState_, reason: str, report: SyncReport) -> None:
+    def _fail(
+        self,
+        file: str,
+        state: FileState_,
+        reason: str,
+        report: SyncReport,
+        stored: FileState | None = None,
+    ) -> None:
+        """Record why `file` is not indexed. If the store still holds an older version of it
+        (`stored`), that goes: the index must not answer from a file it now refuses."""
+        if stored is not None:
+            self.store.delete_files([file])
+            self._cache.pop(file, None)
+            self.graph.set_file(file)  # still a link target, but its links are unknown now
         self.statuses[file] = FileStatus(file=file, state=state, reason=reason)
         if state == "skipped":
             report.skipped += 1

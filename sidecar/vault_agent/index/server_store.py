@@ -19,7 +19,7 @@ from qdrant_client import QdrantClient
 from qdrant_client import models as m
 from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
 
-from vault_agent.index.conditions import AnyOf, DateRange, IntEquals, conditions
+from vault_agent.index.conditions import AnyOf, DateRange, IntEquals, NoneOf, conditions
 from vault_agent.index.errors import StoreError, StoreUnavailableError
 from vault_agent.index.file_states import STATE_FIELDS, FileStateBuilder
 from vault_agent.index.store import (
@@ -32,6 +32,7 @@ from vault_agent.index.store import (
     ChunkPayload,
     EmbeddedChunk,
     FileState,
+    FusionMethod,
     SearchFilter,
     SparseVector,
     StoredHit,
@@ -126,8 +127,9 @@ class ServerStore:
         search_filter: SearchFilter | None = None,
         limit: int = 10,
         candidates: int = 50,
+        fusion: FusionMethod = "rrf",
     ) -> list[StoredHit]:
-        """Hybrid (RRF of a dense and a sparse prefetch) or single-vector query.
+        """Hybrid (`fusion` of a dense and a sparse prefetch) or single-vector query.
 
         A sparse vector without terms (a query made only of stop words) counts as absent;
         with no usable vector at all the result is empty."""
@@ -162,7 +164,7 @@ class ServerStore:
                         m.Prefetch(query=vector, using=using, filter=flt, limit=fetch)
                         for vector, using in searches
                     ],
-                    query=m.RrfQuery(rrf=m.Rrf(k=RRF_K)),
+                    query=_fusion(fusion),
                     query_filter=flt,
                     limit=limit,
                     with_payload=True,
@@ -340,15 +342,26 @@ def _point(chunk: EmbeddedChunk) -> m.PointStruct:
     )
 
 
+def _fusion(method: FusionMethod) -> m.RrfQuery | m.FusionQuery:
+    if method == "dbsf":
+        return m.FusionQuery(fusion=m.Fusion.DBSF)
+    return m.RrfQuery(rrf=m.Rrf(k=RRF_K))
+
+
 def _filter(search_filter: SearchFilter | None) -> m.Filter | None:
     """The qdrant-client filter for `search_filter`, or None when it matches everything."""
     must: list[m.Condition] = []
+    must_not: list[m.Condition] = []
     for cond in conditions(search_filter):
         if isinstance(cond, AnyOf):
             must.append(m.FieldCondition(key=cond.key, match=m.MatchAny(any=cond.values)))
+        elif isinstance(cond, NoneOf):
+            must_not.append(m.FieldCondition(key=cond.key, match=m.MatchAny(any=cond.values)))
         elif isinstance(cond, IntEquals):
             must.append(m.FieldCondition(key=cond.key, match=m.MatchValue(value=cond.value)))
         elif isinstance(cond, DateRange):
             rng = m.DatetimeRange(gte=cond.gte, lt=cond.lt)
             must.append(m.FieldCondition(key=cond.key, range=rng))
-    return m.Filter(must=must) if must else None
+    if not must and not must_not:
+        return None
+    return m.Filter(must=must or None, must_not=must_not or None)

@@ -10,13 +10,17 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterator, Sequence
 from datetime import date
-from typing import Protocol
+from typing import Literal, Protocol
 
 from pydantic import BaseModel, Field
 
 DENSE_VECTOR = "fast-all-minilm-l6-v2"
 SPARSE_VECTOR = "bm25"
 DENSE_DIM = 384
+
+#: How a hybrid query merges its dense and sparse candidates: reciprocal rank fusion, or
+#: distribution-based score fusion (each list's scores scaled by its mean +- 3 std, summed).
+FusionMethod = Literal["rrf", "dbsf"]
 
 #: Payload keys that get a Qdrant payload index (filters and scrolls stay fast at scale).
 KEYWORD_FIELDS = ("file", "tags", "type", "folders", "source", "content_hash")
@@ -44,6 +48,7 @@ class ChunkPayload(BaseModel):
     links: list[str] = Field(default_factory=list, description="Resolved outgoing link targets.")
     aliases: list[str] = Field(default_factory=list)
     content_hash: str
+    page: int | None = Field(default=None, ge=1, description="PDFs: the chunk's 1-based page.")
 
 
 class SparseVector(BaseModel):
@@ -68,6 +73,10 @@ class SearchFilter(BaseModel):
 
     tags: list[str] = Field(default_factory=list)
     types: list[str] = Field(default_factory=list)
+    exclude_types: list[str] = Field(
+        default_factory=list,
+        description='Leave out these types (e.g. ["pdf"]); notes without a type stay in.',
+    )
     folders: list[str] = Field(default_factory=list)
     files: list[str] = Field(default_factory=list)
     sources: list[str] = Field(default_factory=list)
@@ -122,9 +131,11 @@ class Store(Protocol):
         search_filter: SearchFilter | None = None,
         limit: int = 10,
         candidates: int = 50,
+        fusion: FusionMethod = "rrf",
     ) -> list[StoredHit]:
-        """Hybrid query: dense and sparse prefetch of `candidates` each, fused with RRF.
-        With only one of the vectors, a plain query on that vector."""
+        """Hybrid query: dense and sparse prefetch of `candidates` each, fused with `fusion`
+        (RRF with k=60 unless told otherwise). With only one of the vectors, a plain query on
+        that vector."""
 
     def scroll(
         self, search_filter: SearchFilter | None = None, limit: int | None = None

@@ -32,6 +32,7 @@ class Chunk(BaseModel):
     heading: str  # "Setup > Linux"; "" before the first heading
     body: str
     embed_text: str  # title + heading path + body: the title and path are embedded too
+    page: int | None = None  # PDFs: the page the chunk is on
 
 
 def chunk_note(note: Note, min_chars: int = 300, max_chars: int = 1500) -> list[Chunk]:
@@ -40,7 +41,11 @@ def chunk_note(note: Note, min_chars: int = 300, max_chars: int = 1500) -> list[
     A section shorter than `min_chars` is merged with the following section when the two fit
     in `max_chars`, else with the previous one; the merged chunk keeps the first section's
     heading and carries the later headings as `## Heading` lines in its body.
+
+    Sections that carry a page (PDFs) are never merged: a citation must name one page.
     """
+    if note.sections and all(section.page is not None for section in note.sections):
+        return _chunk_pages(note, max_chars)
     groups = _merge_small(note, min_chars, max_chars)
     # An empty section still gets its chunk: the heading alone is worth finding.
     pieces = [
@@ -68,6 +73,25 @@ def split_text(text: str, max_chars: int) -> list[str]:
     if not text:
         return []
     return _split(text, max_chars, 0)
+
+
+def _chunk_pages(note: Note, max_chars: int) -> list[Chunk]:
+    """One or more chunks per page, in page order, each with its page's heading."""
+    pieces = [
+        (section, part)
+        for section in note.sections
+        for part in split_text(section.text, max_chars) or [""]
+    ]
+    return [
+        Chunk(
+            chunk_index=index,
+            heading=HEADING_SEPARATOR.join(section.heading_path),
+            body=body,
+            embed_text=_embed_text(note.title, HEADING_SEPARATOR.join(section.heading_path), body),
+            page=section.page,
+        )
+        for index, (section, body) in enumerate(pieces)
+    ]
 
 
 @dataclass

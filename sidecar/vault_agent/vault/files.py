@@ -14,7 +14,10 @@ from pathlib import Path, PurePosixPath
 
 from pydantic import BaseModel
 
-NOTE_SUFFIXES = (".md",)
+MARKDOWN_SUFFIX = ".md"
+PDF_SUFFIX = ".pdf"
+#: What the index reads: markdown notes, and PDFs as notes of type "pdf" (one section a page).
+NOTE_SUFFIXES = (MARKDOWN_SUFFIX, PDF_SUFFIX)
 
 
 class VaultFile(BaseModel):
@@ -30,8 +33,13 @@ class PathOutsideVaultError(ValueError):
 
 
 def is_note(file: str) -> bool:
-    """True for files indexed as notes (other files are only link targets)."""
+    """True for files indexed as notes: markdown and PDF (other files are only link targets)."""
     return file.lower().endswith(NOTE_SUFFIXES)
+
+
+def is_pdf(file: str) -> bool:
+    """True for a vault path indexed as a PDF (text extracted page by page)."""
+    return file.lower().endswith(PDF_SUFFIX)
 
 
 def scan_vault(root: Path, ignore: Sequence[str] = ()) -> Iterator[VaultFile]:

@@ -56,6 +56,7 @@ class Section(BaseModel):
     heading_path: list[str] = Field(description='e.g. ["Setup", "Linux"]; [] before any heading')
     text: str = Field(description="The section's markdown, heading line excluded, stripped.")
     level: int = Field(default=0, description="The heading's level (1-6); 0 before any heading.")
+    page: int | None = Field(default=None, description="PDFs: the 1-based page this text is on.")
 
 
 class Note(BaseModel):
