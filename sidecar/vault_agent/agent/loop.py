@@ -187,8 +187,7 @@ class _Run:
         overrides = {}
         if active is not None and active.content is not None:
             overrides[self.active_file] = active.content
-        near = {neighbour.path for neighbour in request.neighbourhood}
-        self.toolbox = Toolbox(self.context, overrides, self.active_file, near)
+        self.toolbox = Toolbox(self.context, overrides, self.active_file)
         block = prompts.build_context(
             self.toolbox.reader,
             self.active_file,

@@ -63,8 +63,6 @@ class NoteReader:
     """Unsaved content by vault path (the active note): it wins over the index."""
     source_file: str = ""
     """The note relative links are resolved from (the active note, if any)."""
-    near: frozenset[str] = frozenset()
-    """The active note's links and backlinks: search ranks their passages a little higher."""
 
     def find(self, path: str) -> str:
         """The vault path of the indexed note ``path`` names (a path, a name or a wikilink).

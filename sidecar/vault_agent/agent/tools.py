@@ -18,7 +18,7 @@ import asyncio
 import inspect
 import json
 import logging
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import Any, Generic, TypeVar
@@ -325,9 +325,8 @@ class Toolbox:
         context: ToolsContext,
         overrides: Mapping[str, str] | None = None,
         source_file: str = "",
-        near: Collection[str] = (),
     ) -> None:
-        self.reader = NoteReader(context, dict(overrides or {}), source_file, frozenset(near))
+        self.reader = NoteReader(context, dict(overrides or {}), source_file)
         self._done: dict[str, ToolResult] = {}
 
     async def run(self, call: ToolCall) -> ToolResult:
@@ -401,9 +400,7 @@ def _best_sections(
     One passage per note misses answers that span sections (a trip's plan and its budget);
     more would let one long note crowd out the rest.
     """
-    ranked = reader.context.searcher.search(
-        query, search_filter, limit * 4, one_per_note=False, near=reader.near
-    )
+    ranked = reader.context.searcher.search(query, search_filter, limit * 4, one_per_note=False)
     taken: dict[str, int] = {}
     kept: list[SearchHit] = []
     for hit in ranked:
