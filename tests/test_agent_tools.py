@@ -54,6 +54,7 @@ def test_every_tool_has_a_description_and_a_clean_schema() -> None:
         "folders",
         "date_from",
         "date_to",
+        "sources",
         "limit",
     }
 

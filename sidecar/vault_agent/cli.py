@@ -1,4 +1,4 @@
-"""`vault-agent index | search | ask | serve | eval`: a thin shell over the library.
+"""`vault-agent index | search | ask | serve | eval | sources`: a thin shell over the library.
 
 Each command resolves the vault, opens a `VaultIndex` and prints. No logic lives here that a
 test could not reach through the functions it calls.
@@ -22,6 +22,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
+from vault_agent.agent.document_citations import document_citation
 from vault_agent.agent.events import (
     AgentEvent,
     DeltaEvent,
@@ -37,11 +38,12 @@ from vault_agent.config import Settings
 from vault_agent.index.errors import StoreError
 from vault_agent.index.indexer import IndexProgress, SyncReport
 from vault_agent.index.search import SearchHit
-from vault_agent.index.store import SearchFilter
+from vault_agent.index.store import VAULT_SOURCE, SearchFilter
 from vault_agent.index.vault_index import VaultIndex
 from vault_agent.llm.base import ModelError
 from vault_agent.llm.extractive import ExtractiveModel
 from vault_agent.llm.select import select_model
+from vault_agent.sources_cli import sources_app
 from vault_agent.vault.files import PathOutsideVaultError, resolve_in_vault
 
 app = typer.Typer(
@@ -51,6 +53,7 @@ app = typer.Typer(
 )
 console = Console()
 errors = Console(stderr=True)
+app.add_typer(sources_app, name="sources")
 
 VaultOption = Annotated[
     Path | None,
@@ -109,18 +112,23 @@ def search(
     tag: Annotated[list[str] | None, typer.Option(help="Only notes with this tag.")] = None,
     folder: Annotated[list[str] | None, typer.Option(help="Only notes under this folder.")] = None,
     note_type: Annotated[list[str] | None, typer.Option("--type", help="Frontmatter type.")] = None,
+    source: Annotated[
+        list[str] | None,
+        typer.Option(help="Only this source: vault, or one added with `sources add`."),
+    ] = None,
     limit: Annotated[int, typer.Option(min=1, max=100)] = 10,
     as_json: Annotated[bool, typer.Option("--json", help='Print JSON: {"hits": [...]}.')] = False,
     no_sync: Annotated[
         bool, typer.Option(help="Search the index as it is, without syncing.")
     ] = False,
 ) -> None:
-    """Hybrid (semantic + keyword) search over the vault."""
+    """Hybrid (semantic + keyword) search over the vault (and documents of other sources)."""
     settings = load_settings(vault)
     search_filter = SearchFilter(
         tags=[t.lstrip("#").lower() for t in tag or []],
         folders=[f.strip("/") for f in folder or []],
         types=note_type or [],
+        sources=source or [],
     )
     with open_index(settings) as vault_index:
         if not no_sync:
@@ -433,8 +441,14 @@ def _print_hits(hits: list[SearchHit]) -> None:
         return
     table = Table("#", "score", "note", "snippet", show_lines=True)
     for rank, hit in enumerate(hits, start=1):
-        table.add_row(str(rank), f"{hit.score:.3f}", hit.wikilink, hit.snippet)
+        link = hit.wikilink if hit.source == VAULT_SOURCE else _cite(hit)
+        table.add_row(str(rank), f"{hit.score:.3f}", Text(link), hit.snippet)
     console.print(table)
+
+
+def _cite(hit: SearchHit) -> str:
+    """A document of another source, as answers cite it."""
+    return document_citation(hit.title, hit.source, hit.url)
 
 
 def _enclosing_vault(start: Path) -> Path | None:

@@ -98,6 +98,12 @@ class ServerSettings(BaseModel):
     body_timeout_s: float = Field(
         default=30.0, gt=0, description="Longest a request body may take to arrive (408 after)."
     )
+    idle_timeout_s: float = Field(
+        default=30.0,
+        gt=0,
+        description="A connection is closed when its next request's headers have not arrived "
+        "this long after it opened or after its last answer (slow or idle clients).",
+    )
 
 
 class Settings(BaseSettings):

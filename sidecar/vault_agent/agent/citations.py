@@ -4,8 +4,9 @@ Owns the citation format (``[[path/Note#Heading]]``, see :func:`note_link`) and 
 an answer may only cite notes the model actually saw: notes returned by a tool or sent as
 context. :func:`check_answer`:
 
-1. drops markdown images and media tags that load remote URLs: rendering them in Obsidian would
-   send data to that server (a note can smuggle in instructions to build such a URL);
+1. drops markdown images, media tags and other HTML tags that load remote URLs (a style's
+   ``url()``, ``background=``): rendering them in Obsidian would send data to that server (a
+   note can smuggle in instructions to build such a URL);
 2. strips the model's own closing "Sources" list (its supported links are kept as sources);
 3. checks every ``[[...]]`` outside code: it is resolved as Obsidian would (the link graph),
    then matched against the supported notes. A link naming a supported note ambiguously (two
@@ -13,6 +14,12 @@ context. :func:`check_answer`:
    (its display text kept when it has one) and reported;
 4. appends ``Sources:`` with one ``- [[Note#Heading]]`` per cited note (its first cited
    section; the note alone when only the note was cited).
+
+Documents of other sources are cited as ``[Title](url)`` or ``[Title (source)]``
+(:mod:`vault_agent.agent.document_citations`) and checked alike: one the model retrieved stays
+and is listed in Sources; one it did not (a url or source the index knows, through the
+``documents`` lookup, or a source it saw other documents of) is removed and reported. Links to
+web pages that are no document are no citations and stay as written.
 """
 
 from __future__ import annotations
@@ -25,6 +32,17 @@ from typing import Protocol
 
 from pydantic import BaseModel
 
+from vault_agent.agent.document_citations import (
+    DocumentCitation,
+    DocumentLookup,
+    document_citation,
+    find_document_citations,
+    has_document_citation,
+    normal_url,
+    same_title,
+    strip_document_citations,
+)
+from vault_agent.index.store import VAULT_SOURCE
 from vault_agent.vault.files import is_pdf
 from vault_agent.vault.pdf_note import page_heading, page_of_heading, page_subpath
 
@@ -43,6 +61,11 @@ _REMOTE_URL = re.compile(
 _MEDIA_TAG = re.compile(
     r"<(?:img|iframe|video|audio|source|embed|object|link|image)\b[^>]*>", re.IGNORECASE
 )
+# Any other tag naming a remote URL (a style's url(), background=, poster=, <input src=...>),
+# except a link, which loads nothing until clicked, and autolinks (<https://...>).
+_REMOTE_TAG = re.compile(
+    r"<(?!a[\s/>])[a-z][a-z0-9-]*(?=[\s/>])[^>]*?(?:[a-z][a-z0-9+.-]*:)?//[^>]*>", re.IGNORECASE
+)
 _IMAGE_REF_USE = re.compile(r"!\[(?P<alt>[^\]]*)\]\[(?P<ref>[^\]]*)\]")
 _REF_DEFINITION = re.compile(
     rf"(?im)^[ \t]{{0,3}}\[(?P<ref>[^\]]+)\]:[ \t]*<?(?P<url>{_REMOTE}\S*?)>?(?:[ \t]+.*)?$\n?"
@@ -58,11 +81,14 @@ _SENTINEL = "\x00"
 
 class NoteRef(BaseModel):
     """One note, or one section of a note, as clients show it: ``heading`` is "" for a whole
-    note, else a heading path such as "Setup > Linux"."""
+    note, else a heading path such as "Setup > Linux". A document of another source has its
+    ``source`` and, when it has one, its ``url``; its ``file`` is "<source>://<id>"."""
 
     file: str
     title: str
     heading: str = ""
+    source: str = VAULT_SOURCE
+    url: str | None = None
 
 
 class RemovedCitation(BaseModel):
@@ -116,6 +142,13 @@ def note_link(file: str, heading: str = "") -> str:
     return f"[[{target}#{section}]]" if section else f"[[{target}]]"
 
 
+def cite(ref: NoteRef) -> str:
+    """How an answer cites ``ref``: a wikilink for a note, a document's own form otherwise."""
+    if ref.source != VAULT_SOURCE:
+        return document_citation(ref.title, ref.source, ref.url)
+    return note_link(ref.file, ref.heading)
+
+
 def heading_anchor(heading: str) -> str:
     """The part after ``#`` in a link to ``heading`` ("Setup > Linux" -> "Linux")."""
     last = heading.rsplit(" > ", 1)[-1]
@@ -157,24 +190,25 @@ def check_answer(
     supported: Collection[str | NoteRef],
     resolver: LinkResolver,
     source_file: str = "",
+    documents: DocumentLookup | None = None,
 ) -> CheckedAnswer:
     """Check ``text``'s citations against the ``supported`` notes; see the module docstring.
 
     ``supported`` holds the notes the model saw: vault paths, or :class:`NoteRef` s whose
     headings let a source citing a section by its last heading report the full heading path.
     ``source_file`` is the note links are resolved from (the active note, if any), as in
-    Obsidian, where ``[[#Heading]]`` and relative links depend on it.
+    Obsidian, where ``[[#Heading]]`` and relative links depend on it. ``documents`` tells
+    which sources and urls hold documents, for document citations of nothing retrieved.
     """
     text, removed_images = strip_remote_images(text)
     body, listed = _split_sources(text)
     refs = [ref if isinstance(ref, NoteRef) else NoteRef(file=ref, title="") for ref in supported]
-    check = _Checker(refs, resolver, source_file)
+    check = _Checker(refs, resolver, source_file, documents)
     body = check.rewrite(body)
-    for citation in find_citations(listed):
-        check.cite(citation, from_sources_list=True)
+    check.rewrite(listed, from_sources_list=True)
     answer = body.strip()
     if check.sources:
-        lines = "\n".join(f"- {note_link(ref.file, ref.heading)}" for ref in check.sources)
+        lines = "\n".join(f"- {cite(ref)}" for ref in check.sources)
         answer = f"{answer}\n\nSources:\n{lines}" if answer else f"Sources:\n{lines}"
     return CheckedAnswer(
         answer=answer,
@@ -201,6 +235,7 @@ def strip_remote_images(text: str) -> tuple[str, list[str]]:
 
     text = _IMAGE.sub(drop_image, text)
     text = _MEDIA_TAG.sub(drop_tag, text)
+    text = _REMOTE_TAG.sub(drop_tag, text)
     remote_refs = {m.group("ref").lower(): m.group("url") for m in _REF_DEFINITION.finditer(text)}
     used: set[str] = set()
 
@@ -234,16 +269,26 @@ def _split_sources(text: str) -> tuple[str, str]:
 
 
 def _only_links(line: str) -> bool:
-    """True for a line made of wikilinks and separators only."""
-    without = WIKILINK.sub("", _LIST_ITEM.sub("", line))
-    return bool(WIKILINK.search(line)) and not without.strip(" \t,;.-–—·|")
+    """True for a line made of citations (wikilinks or documents') and separators only."""
+    without = strip_document_citations(WIKILINK.sub("", _LIST_ITEM.sub("", line)))
+    cites = bool(WIKILINK.search(line)) or has_document_citation(line)
+    return cites and not without.strip(" \t,;.-–—·|")
 
 
 class _Checker:
     """Decides each citation and collects the sources, in first-cited order."""
 
-    def __init__(self, seen: list[NoteRef], resolver: LinkResolver, source_file: str) -> None:
+    def __init__(
+        self,
+        seen: list[NoteRef],
+        resolver: LinkResolver,
+        source_file: str,
+        lookup: DocumentLookup | None = None,
+    ) -> None:
         self.supported = {ref.file for ref in seen}
+        self.documents = {ref.file: ref for ref in seen if ref.source != VAULT_SOURCE}
+        self.seen_sources = {ref.source for ref in self.documents.values()}
+        self.lookup = lookup
         # (file, last heading, lower-case) -> heading path, for sections the model was shown.
         self.paths = {
             (ref.file, heading_anchor(ref.heading).lower()): ref.heading
@@ -255,16 +300,60 @@ class _Checker:
         self.sources: list[NoteRef] = []
         self.removed: list[RemovedCitation] = []
 
-    def rewrite(self, body: str) -> str:
+    def rewrite(self, body: str, from_sources_list: bool = False) -> str:
         """``body`` with each citation kept, rewritten to its full path, or removed."""
+        code = [m.span() for m in _CODE.finditer(body)]
+        wikilinks = find_citations(body)
+        inside = [(c.start, c.end) for c in wikilinks]
+        found: list[Citation | DocumentCitation] = [*wikilinks]
+        found += find_document_citations(body, code + inside)
         out: list[str] = []
         position = 0
-        for citation in find_citations(body):
+        for citation in sorted(found, key=lambda c: c.start):
+            if citation.start < position:
+                continue  # inside a citation already handled
             out.append(body[position : citation.start])
-            out.append(self.cite(citation))
+            if isinstance(citation, Citation):
+                out.append(self.cite(citation, from_sources_list))
+            else:
+                out.append(self.cite_document(citation, from_sources_list))
             position = citation.end
         out.append(body[position:])
         return _tidy("".join(out))
+
+    def cite_document(self, citation: DocumentCitation, from_sources_list: bool = False) -> str:
+        """What replaces a document citation; a link to a page that is no document stays."""
+        ref = self._document(citation)
+        if ref is not None:
+            self._add_document(ref)
+            return citation.raw if citation.url else cite(ref)
+        if citation.url is not None:
+            known = self.lookup is not None and self.lookup.is_document_url(citation.url)
+            replacement = citation.text or _SENTINEL
+        else:
+            known = citation.source in self.seen_sources or (
+                self.lookup is not None and self.lookup.is_source(citation.source or "")
+            )
+            replacement = _SENTINEL
+        if not known:
+            return citation.raw
+        if not from_sources_list:
+            reason = "not among the documents retrieved for this answer"
+            self.removed.append(RemovedCitation(citation=citation.raw, reason=reason))
+        return replacement
+
+    def _document(self, citation: DocumentCitation) -> NoteRef | None:
+        for ref in self.documents.values():
+            if citation.url is not None:
+                if ref.url is not None and normal_url(ref.url) == citation.url:
+                    return ref
+            elif ref.source == citation.source and same_title(ref.title, citation.text):
+                return ref
+        return None
+
+    def _add_document(self, ref: NoteRef) -> None:
+        if all(source.file != ref.file for source in self.sources):
+            self.sources.append(ref)
 
     def cite(self, citation: Citation, from_sources_list: bool = False) -> str:
         """What replaces ``citation`` in the answer; records it as a source or as removed."""
@@ -274,6 +363,9 @@ class _Checker:
                 self.removed.append(RemovedCitation(citation=citation.raw, reason=reason))
             # An aliased link reads as prose ("[[Maya Okafor|Maya]] said"): keep the words.
             return citation.display or _SENTINEL
+        if file in self.documents:  # [[clips://a1]]: cite the document as documents are
+            self._add_document(self.documents[file])
+            return cite(self.documents[file])
         heading = citation.subpath.replace("#", " > ")
         page = page_of_heading(heading) if is_pdf(file) else None
         if page is not None:  # [[paper.pdf#page=3]]: the source is the page's chunks

@@ -25,7 +25,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from vault_agent.agent import prompts
-from vault_agent.agent.citations import NoteRef, check_answer, note_link
+from vault_agent.agent.citations import NoteRef, check_answer, cite
 from vault_agent.agent.events import (
     AgentEvent,
     DeltaEvent,
@@ -268,7 +268,9 @@ class _Run:
 
     def _done(self, text: str) -> DoneEvent:
         started = time.perf_counter()
-        checked = check_answer(text, self.seen, self.context.graph, self.active_file)
+        checked = check_answer(
+            text, self.seen, self.context.graph, self.active_file, self.context.documents
+        )
         check_s = time.perf_counter() - started
         total_s = time.perf_counter() - self.started
         return DoneEvent(
@@ -296,10 +298,11 @@ class _Run:
 
     def _empty_answer(self) -> str:
         """What the user gets when the model says nothing twice: the notes it found, cited."""
-        found = list(dict.fromkeys(ref.file for ref in self.seen))
+        whole = {ref.file: ref.model_copy(update={"heading": ""}) for ref in self.seen}
+        found = list(whole.values())
         if not found:
             return EMPTY_ANSWER
-        links = ", ".join(note_link(file) for file in found[:8])
+        links = ", ".join(cite(ref) for ref in found[:8])
         return f"{EMPTY_ANSWER} Notes that may hold the answer: {links}."
 
     def _status(

@@ -6,8 +6,9 @@ A search_notes result is a line of introduction, then one block per passage::
     At room temperature I feed him once a day, ...
 
 The header carries the rank, the exact link to cite and compact facts (type, date, tags); the
-passage's text follows. The extractive model answers from these blocks, so both directions
-live here, in one place.
+passage's text follows. A document of another source is cited its own way (``[Title](url)``
+or ``[Title (source)]``, see :mod:`vault_agent.agent.document_citations`). The extractive
+model answers from these blocks, so both directions live here, in one place.
 """
 
 from __future__ import annotations
@@ -21,7 +22,12 @@ from vault_agent.agent.reader import clip
 PASSAGE_CHARS = 1_200
 """Per passage: enough for a section (chunks are at most 1,500), bounded for small models."""
 
-_PASSAGE_HEADER = re.compile(r"(?m)^\[(?P<rank>\d+)\] (?P<link>\[\[[^\]\n]+\]\])(?P<facts>[^\n]*)$")
+_PASSAGE_HEADER = re.compile(
+    r"(?m)^\[(?P<rank>\d+)\] (?P<link>\[\[[^\]\n]+\]\]"  # [[Note#Heading]]
+    r"|\[[^\[\]\n]*\]\([^\s)]*\)"  # [Title](url): a document with a web page
+    r"|\[[^\[\]\n]+ \([a-z0-9_-]+\)\])"  # [Title (source)]: a document without one
+    r"(?P<facts>[^\n]*)$"
+)
 _DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
 
 
@@ -36,9 +42,13 @@ class Passage:
     """The daily note's date, for daily notes."""
 
 
-def format_passage(rank: int, file: str, heading: str, facts: str, body: str) -> str:
-    """``[rank] [[link]]`` and the facts on one line, then the passage's text."""
-    return f"[{rank}] {note_link(file, heading)}{facts}\n{clip(body.strip(), PASSAGE_CHARS)}"
+def format_passage(
+    rank: int, file: str, heading: str, facts: str, body: str, link: str | None = None
+) -> str:
+    """``[rank] [[link]]`` (or the given ``link``) and the facts on one line, then the
+    passage's text."""
+    link = link or note_link(file, heading)
+    return f"[{rank}] {link}{facts}\n{clip(body.strip(), PASSAGE_CHARS)}"
 
 
 def parse_passages(content: str) -> list[Passage]:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path, PurePosixPath
 
+from vault_agent.agent.document_citations import DocumentLookup
 from vault_agent.index.search import Searcher
 from vault_agent.index.store import ChunkPayload, SearchFilter, Store
 from vault_agent.index.vault_index import VaultIndex
@@ -37,6 +38,8 @@ class ToolsContext:
     vault_root: Path
     today: date | None = None
     """Fixed "today" for recent_daily_notes (tests, benchmarks); None means the real date."""
+    documents: DocumentLookup | None = None
+    """Which sources and urls hold documents, for the citation check (None: unknown)."""
 
     @classmethod
     def from_index(cls, index: VaultIndex) -> ToolsContext:
@@ -47,6 +50,7 @@ class ToolsContext:
             searcher=index.searcher,
             graph=index.graph,
             vault_root=index.settings.vault_root,
+            documents=index.documents,
         )
 
     def current_date(self) -> date:

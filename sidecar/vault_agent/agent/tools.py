@@ -25,7 +25,7 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from vault_agent.agent.citations import NoteRef, note_link, note_title
+from vault_agent.agent.citations import NoteRef, cite, note_link, note_title
 from vault_agent.agent.passages import format_passage
 from vault_agent.agent.reader import (
     HEADING_SEPARATOR,
@@ -37,7 +37,7 @@ from vault_agent.agent.reader import (
     rebuild_markdown,
 )
 from vault_agent.index.search import SearchHit
-from vault_agent.index.store import ChunkPayload, SearchFilter
+from vault_agent.index.store import VAULT_SOURCE, ChunkPayload, SearchFilter
 from vault_agent.llm.base import ToolCall, ToolSpec
 
 log = logging.getLogger(__name__)
@@ -48,6 +48,10 @@ NOTE_CHARS = 12_000
 DAILY_CHARS = 8_000
 """recent_daily_notes: all notes together."""
 LIST_DEFAULT, LIST_MAX = 30, 100
+SOURCES_HELP = (
+    'Only these sources: "vault" for the notes, or the name of another source of documents '
+    "(web clippings, highlights...) as results show it. Default: every source."
+)
 # Bounds for "any date" (date.max would overflow the filter's inclusive upper bound).
 EARLIEST_DAY, LATEST_DAY = date(1900, 1, 1), date(9999, 12, 30)
 
@@ -98,9 +102,14 @@ class SearchNotesArgs(_Arguments):
     date_to: date | None = Field(
         default=None, description="Only daily notes dated on or before this day (YYYY-MM-DD)."
     )
+    sources: list[str] | None = Field(
+        default=None,
+        validation_alias=AliasChoices("sources", "source"),
+        description=SOURCES_HELP,
+    )
     limit: int = Field(default=8, ge=1, le=20, description="How many passages to return.")
 
-    @field_validator("tags", "folders", mode="before")
+    @field_validator("tags", "folders", "sources", mode="before")
     @classmethod
     def _one_value_as_list(cls, value: Any) -> Any:
         """Small models send ``"tags": "recipe"`` for a list; take it as ``["recipe"]``."""
@@ -123,7 +132,18 @@ class ListNotesArgs(_Arguments):
     tag: str | None = Field(default=None, description="Only notes with this tag.")
     type: str | None = Field(default=None, description="Only notes of this frontmatter type.")
     folder: str | None = Field(default=None, description="Only notes inside this folder.")
+    sources: list[str] | None = Field(
+        default=None,
+        validation_alias=AliasChoices("sources", "source"),
+        description=SOURCES_HELP,
+    )
     limit: int = Field(default=LIST_DEFAULT, ge=1, le=LIST_MAX, description="At most this many.")
+
+    @field_validator("sources", mode="before")
+    @classmethod
+    def _one_source_as_list(cls, value: Any) -> Any:
+        """``"source": "vault"`` for a list: take it as ``["vault"]``."""
+        return [value] if isinstance(value, str) else value
 
 
 class RecentDailyArgs(_Arguments):
@@ -161,11 +181,13 @@ class Tool(Generic[A]):
 def search_notes(reader: NoteReader, args: SearchNotesArgs) -> ToolResult:
     """Hybrid (meaning + keyword) search over the notes: the best passages, best first, at
     most two per note, each with the link to cite. Filters narrow the search; dates only
-    match daily notes."""
+    match daily notes. Documents of other sources (web clippings...) are searched too unless
+    `sources` says otherwise; cite them with the link shown, as notes."""
     search_filter = SearchFilter(
         tags=args.tags or [],
         types=[args.type] if args.type else [],
         folders=args.folders or [],
+        sources=args.sources or [],
         date_from=args.date_from,
         date_to=args.date_to,
     )
@@ -187,6 +209,12 @@ def search_notes(reader: NoteReader, args: SearchNotesArgs) -> ToolResult:
         )
         chunk = next(iter(stored), None)
         body = chunk.body if chunk is not None else hit.snippet
+        if hit.source != VAULT_SOURCE:  # a document: cited by its url, or title and source
+            ref = NoteRef(file=hit.file, title=hit.title, source=hit.source, url=hit.url)
+            facts = _facts(f"from {hit.source}", hit.tags, None)
+            blocks.append(format_passage(rank, hit.file, "", facts, body, link=cite(ref)))
+            notes.append(ref)
+            continue
         # A PDF's page is always cited, page 1 included: [[paper.pdf#page=1]].
         heading = hit.heading if hit.page is not None else _section(hit.chunk_index, hit.heading)
         facts = _facts(hit.type, hit.tags, hit.date)
@@ -231,6 +259,7 @@ def list_notes(reader: NoteReader, args: ListNotesArgs) -> ToolResult:
         tags=[args.tag] if args.tag else [],
         types=[args.type] if args.type else [],
         folders=[args.folder] if args.folder else [],
+        sources=args.sources or [],
         chunk_index=0,  # every note has exactly one first chunk: one row per note
     )
     firsts = sorted(reader.context.store.scroll(search_filter), key=lambda chunk: chunk.file)
@@ -239,13 +268,14 @@ def list_notes(reader: NoteReader, args: ListNotesArgs) -> ToolResult:
         return ToolResult(content=f"No notes{what}.", summary=f"no notes{what}")
     shown = firsts[: args.limit]
     lines = [f"{len(firsts)} notes{what} (sorted by path, not by relevance):"]
-    lines += [f"- {note_link(c.file)}{_facts(c.type, c.tags, c.date)}" for c in shown]
+    refs = [_ref(chunk) for chunk in shown]
+    lines += [f"- {cite(ref)}{_row_facts(c)}" for ref, c in zip(refs, shown, strict=True)]
     if len(firsts) > len(shown):
         lines.append(f"... and {len(firsts) - len(shown)} more: narrow with tag, type or folder.")
     return ToolResult(
         content="\n".join(lines),
         summary=f"{len(firsts)} notes{what}",
-        notes=[NoteRef(file=c.file, title=c.title) for c in shown],
+        notes=refs,
     )
 
 
@@ -422,8 +452,24 @@ def _section(chunk_index: int, heading: str) -> str:
     return "" if top else heading
 
 
+def _ref(chunk: ChunkPayload) -> NoteRef:
+    """A note, or a document of another source, as the model may cite it."""
+    if chunk.source == VAULT_SOURCE:
+        return NoteRef(file=chunk.file, title=chunk.title)
+    url = chunk.document.url if chunk.document is not None else None
+    return NoteRef(file=chunk.file, title=chunk.title, source=chunk.source, url=url)
+
+
+def _row_facts(chunk: ChunkPayload) -> str:
+    """A list row's facts; a document's name its source instead of a type."""
+    kind = chunk.type if chunk.source == VAULT_SOURCE else f"from {chunk.source}"
+    return _facts(kind, chunk.tags, chunk.date)
+
+
 def _describe(search_filter: SearchFilter) -> str:
     parts = []
+    if search_filter.sources:
+        parts.append("from " + " or ".join(search_filter.sources))
     if search_filter.tags:
         parts.append("tagged " + " or ".join(search_filter.tags))
     if search_filter.types:

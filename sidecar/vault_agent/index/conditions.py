@@ -60,6 +60,7 @@ def conditions(search_filter: SearchFilter | None) -> list[Condition]:
         ("folders", [f.strip("/") for f in search_filter.folders]),
         ("file", search_filter.files),
         ("source", search_filter.sources),
+        ("document.url", search_filter.urls),
     )
     for key, values in lists:
         kept = [v for v in values if v]
@@ -68,6 +69,9 @@ def conditions(search_filter: SearchFilter | None) -> list[Condition]:
     excluded = [t for t in search_filter.exclude_types if t]
     if excluded:
         out.append(NoneOf("type", excluded))
+    excluded = [s for s in search_filter.exclude_sources if s]
+    if excluded:
+        out.append(NoneOf("source", excluded))
     if search_filter.date_from is not None or search_filter.date_to is not None:
         # date_to is inclusive for the caller. An exclusive bound on the next day keeps it
         # inclusive even if a `date` ever carries a time of day ("2024-05-01T18:00").

@@ -99,6 +99,12 @@ class EdgeStore:
         assert flt is not None
         self._live().update(UpdateOperation.set_payload_by_filter(flt, {"links": links}))
 
+    def set_payload(self, file: str, values: dict[str, Any]) -> None:
+        """Overwrite these top-level keys on every chunk of `file`, vectors untouched."""
+        flt = _filter(SearchFilter(files=[file]))
+        assert flt is not None
+        self._live().update(UpdateOperation.set_payload_by_filter(flt, values))
+
     # -- reads ------------------------------------------------------------------------------
 
     def query(
@@ -154,13 +160,14 @@ class EdgeStore:
         """Exact number of points matching the filter."""
         return self._live().count(CountRequest(exact=True, filter=_filter(search_filter)))
 
-    def file_states(self) -> dict[str, FileState]:
-        """Every indexed file with its hash, mtime, size and stored chunk count.
-
-        Reads only the five small bookkeeping keys of each point, never bodies or vectors."""
+    def file_states(self, source: str | None = None) -> dict[str, FileState]:
+        """Every indexed file (of `source`, when given) with its hash, mtime, size and stored
+        chunk count. Reads only the five small bookkeeping keys of each point, never bodies or
+        vectors."""
         builder = FileStateBuilder()
         selector = PayloadSelector.Include(list(STATE_FIELDS))
-        for payload in self._pages(None, selector, STATE_PAGE, None):
+        flt = _filter(SearchFilter(sources=[source] if source else []))
+        for payload in self._pages(flt, selector, STATE_PAGE, None):
             builder.add(payload)
         return builder.build()
 

@@ -5,7 +5,9 @@ mtime and size are unchanged cost one `stat`; changed files are hashed, and only
 is parsed, chunked and embedded. Each file's old points are deleted before its new ones are
 written, and every chunk records how many chunks its file has, so a sync interrupted at any
 point (Ctrl-C, kill -9) leaves files that the next sync sees as missing or incomplete and
-redoes: the index converges with no duplicate and no missing chunk.
+redoes: the index converges with no duplicate and no missing chunk. A sync only ever looks at
+the vault's own points (`source` "vault"): documents of other sources share the store, and their
+`file` ids ("clips://a1") can't be vault paths, so no sync deletes or rewrites them.
 
 PDFs are notes too (`type: pdf`, one section per page). Their text is extracted once per
 content hash, in worker processes (`pdf_pipeline.py`), while the markdown notes keep flowing:
@@ -33,6 +35,7 @@ from vault_agent.index.link_cache import CachedNote, load_link_cache, save_link_
 from vault_agent.index.pdf_pipeline import PdfPipeline, PdfReady
 from vault_agent.index.sparse import Bm25Encoder
 from vault_agent.index.store import (
+    VAULT_SOURCE,
     ChunkPayload,
     EmbeddedChunk,
     FileState,
@@ -47,6 +50,7 @@ from vault_agent.vault.files import (
     is_pdf,
     resolve_in_vault,
     scan_vault,
+    symlink_problem,
 )
 from vault_agent.vault.graph import LinkGraph
 from vault_agent.vault.notes import Note, NoteError, parse_note
@@ -54,6 +58,8 @@ from vault_agent.vault.notes import Note, NoteError, parse_note
 log = logging.getLogger(__name__)
 
 FileState_ = Literal["indexed", "skipped", "failed"]
+#: Watch mode: how long after a failed sync (a store outage) its files are tried again.
+WATCH_RETRY_MS = 2_000
 
 
 class FileStatus(BaseModel):
@@ -165,23 +171,31 @@ class Indexer:
         on_sync: Callable[[SyncReport], None] | None = None,
         debounce_ms: int = 150,
     ) -> None:
-        """Re-index files as they change on disk, until `stop` is set."""
+        """Re-index files as they change on disk, until `stop` is set. Files whose sync failed
+        (the store was down) are tried again every `WATCH_RETRY_MS`, changed or not."""
         watch_filter = _VaultFilter(self.root, self.settings.index.ignore)
+        retry: set[str] = set()
         async for changes in awatch(
             self.root,
             watch_filter=watch_filter,
             debounce=debounce_ms,
             step=30,
             stop_event=stop,
+            rust_timeout=WATCH_RETRY_MS,
+            yield_on_timeout=True,  # an empty set when nothing changed: time to retry
             recursive=True,
         ):
-            paths = {self._relative(Path(path)) for _, path in changes}
-            paths.discard(None)
+            changed = (self._relative(Path(path)) for _, path in changes)
+            paths = retry | {path for path in changed if path}
+            if not paths:
+                continue
             try:
-                report = await asyncio.to_thread(self.sync, [p for p in paths if p])
+                report = await asyncio.to_thread(self.sync, sorted(paths))
             except Exception:  # the watcher must outlive one bad sync; the error is in progress
                 log.exception("sync after file change failed")
+                retry = paths  # not lost: redone with the next change, or after a while
                 continue
+            retry = set()
             if on_sync is not None:
                 on_sync(report)
 
@@ -189,7 +203,7 @@ class Indexer:
         """Fill the link graph from what is indexed, without syncing (cheap after the first
         call). Syncs do this themselves; readers that skip the sync call it."""
         if not self._graph_loaded:
-            self._ensure_graph(self.store.file_states())
+            self._ensure_graph(self.store.file_states(VAULT_SOURCE))
 
     def file_status(self) -> list[FileStatus]:
         """Per-file status of the last sync, sorted by path."""
@@ -200,9 +214,10 @@ class Indexer:
     def _sync_locked(
         self, paths: list[str] | None, report: SyncReport, on_progress: ProgressCallback | None
     ) -> None:
-        states = self.store.file_states()
+        states = self.store.file_states(VAULT_SOURCE)
         self._ensure_graph(states)
-        on_disk = self._scan(paths)
+        problems: dict[str, str] = {}  # notes that are unfollowable symlinks, and why
+        on_disk = self._scan(paths, problems)
         notes_on_disk = {f.file: f for f in on_disk if is_note(f.file)}
         report.scanned = len(notes_on_disk)
 
@@ -217,6 +232,8 @@ class Indexer:
         looked_at_all = set(self.statuses) if paths is None else set(paths)
         for file in looked_at_all - set(notes_on_disk):
             self.statuses.pop(file, None)
+        for file, reason in sorted(problems.items()):
+            self._fail(file, "skipped", reason, report)
         for file in vanished_files:
             self.graph.remove_file(file)
             self._pdfs.forget(file)
@@ -249,13 +266,19 @@ class Indexer:
         if paths is None:  # only a full scan knows every PDF still in the vault
             self._pdfs.cache.prune(unchanged_pdfs | self._pdfs.seen_hashes)
 
-    def _scan(self, paths: list[str] | None) -> list[VaultFile]:
+    def _scan(self, paths: list[str] | None, problems: dict[str, str]) -> list[VaultFile]:
         ignore = self.settings.index.ignore
         if paths is None:
-            return list(scan_vault(self.root, ignore))
+            return list(scan_vault(self.root, ignore, problems))
         found = []
         for file in paths:
             if is_ignored(file, ignore):
+                continue
+            link = self.root / file
+            problem = symlink_problem(link, self.root) if link.is_symlink() else None
+            if problem is not None:
+                if is_note(file):
+                    problems[file] = problem
                 continue
             try:
                 path = resolve_in_vault(self.root, file)
@@ -479,17 +502,26 @@ class Indexer:
             note = parse_note(file, resolve_in_vault(self.root, file).read_bytes())
         except Exception:  # gone or unreadable: the sync that follows deals with it
             return None
-        # Links stored with the old content are unknown: an empty list forces a rewrite.
+        # Links stored with the old content are unknown (None): the reconcile rewrites them.
         return CachedNote(content_hash=state.content_hash, aliases=note.aliases, links=note.links)
 
     def _reconcile_links(self) -> None:
         """Adding or removing a note can change how other notes' links resolve: rewrite the
         stored `links` payload (no re-embedding) wherever the resolution moved."""
+        moved = {}
         for file, cached in self._cache.items():
             links = self.graph.outgoing(file)
             if links != cached.stored_links:
-                self.store.set_links(file, links)
-                cached.stored_links = links
+                moved[file] = links
+                cached.stored_links = None
+        if not moved:
+            return
+        # Say on disk first that these are being rewritten: a crash between the rewrites and
+        # the cache save that ends the sync must not leave the cache vouching for old links.
+        save_link_cache(self._cache_path, self._cache)
+        for file, links in moved.items():
+            self.store.set_links(file, links)
+            self._cache[file].stored_links = links
 
     # ----------------------------------------------------------------- status
 

@@ -26,7 +26,8 @@ class CachedNote(BaseModel):
     content_hash: str
     aliases: list[str] = Field(default_factory=list)
     links: list[Link] = Field(default_factory=list)
-    stored_links: list[str] = Field(default_factory=list)
+    stored_links: list[str] | None = None
+    """The `links` payload last written to the store; None when unknown (then rewritten)."""
 
 
 class LinkCacheFile(BaseModel):

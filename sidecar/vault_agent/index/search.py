@@ -53,6 +53,7 @@ class SearchHit(BaseModel):
     date: str | None
     source: str
     page: int | None = None  # PDFs: the page of the hit
+    url: str | None = None  # documents of other sources: their web page, when they have one
 
     @property
     def wikilink(self) -> str:
@@ -177,4 +178,5 @@ def _to_hit(hit: StoredHit, query: str) -> SearchHit:
         date=payload.date,
         source=payload.source,
         page=payload.page,
+        url=payload.document.url if payload.document is not None else None,
     )

@@ -118,6 +118,13 @@ class ServerStore:
         with self._requests():
             self.client.set_payload(self.collection, {"links": links}, points=flt, wait=True)
 
+    def set_payload(self, file: str, values: dict[str, Any]) -> None:
+        """Overwrite these top-level keys on every chunk of `file`, vectors untouched."""
+        flt = _filter(SearchFilter(files=[file]))
+        assert flt is not None
+        with self._requests():
+            self.client.set_payload(self.collection, values, points=flt, wait=True)
+
     # -- reads ------------------------------------------------------------------------------
 
     def query(
@@ -190,13 +197,14 @@ class ServerStore:
             )
         return result.count
 
-    def file_states(self) -> dict[str, FileState]:
-        """Every indexed file with its hash, mtime, size and stored chunk count.
-
-        Asks only for the five small bookkeeping keys of each point, never bodies or vectors."""
+    def file_states(self, source: str | None = None) -> dict[str, FileState]:
+        """Every indexed file (of `source`, when given) with its hash, mtime, size and stored
+        chunk count. Asks only for the five small bookkeeping keys of each point, never bodies
+        or vectors."""
         builder = FileStateBuilder()
         selector = m.PayloadSelectorInclude(include=list(STATE_FIELDS))
-        for payload in self._pages(None, selector, STATE_PAGE, None):
+        flt = _filter(SearchFilter(sources=[source] if source else []))
+        for payload in self._pages(flt, selector, STATE_PAGE, None):
             builder.add(payload)
         return builder.build()
 

@@ -10,13 +10,15 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterator, Sequence
 from datetime import date
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, Field
 
 DENSE_VECTOR = "fast-all-minilm-l6-v2"
 SPARSE_VECTOR = "bm25"
 DENSE_DIM = 384
+#: The vault's own source: its points are written by the indexer only (never the document API).
+VAULT_SOURCE = "vault"
 
 #: How a hybrid query merges its dense and sparse candidates: reciprocal rank fusion, or
 #: distribution-based score fusion (each list's scores scaled by its mean +- 3 std, summed).
@@ -28,8 +30,21 @@ INTEGER_FIELDS = ("chunk_index",)
 DATETIME_FIELDS = ("date",)
 
 
+class DocumentInfo(BaseModel):
+    """What only chunks of a document from another source carry (`index/documents.py`)."""
+
+    id: str
+    url: str | None = None
+    tags: list[str] = Field(
+        default_factory=list, description="The tags as sent; `tags` adds the text's own."
+    )
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    added: float = Field(default=0.0, description="When the document was first added (epoch s).")
+
+
 class ChunkPayload(BaseModel):
-    """The payload of one point. `file` (vault-relative, '/'-separated) is the join key."""
+    """The payload of one point. `file` (vault-relative, '/'-separated) is the join key;
+    a document of another source has ``file = "<source>://<id>"``, which no vault path can be."""
 
     file: str
     title: str
@@ -49,6 +64,7 @@ class ChunkPayload(BaseModel):
     aliases: list[str] = Field(default_factory=list)
     content_hash: str
     page: int | None = Field(default=None, ge=1, description="PDFs: the chunk's 1-based page.")
+    document: DocumentInfo | None = Field(default=None, description="Documents only.")
 
 
 class SparseVector(BaseModel):
@@ -80,6 +96,8 @@ class SearchFilter(BaseModel):
     folders: list[str] = Field(default_factory=list)
     files: list[str] = Field(default_factory=list)
     sources: list[str] = Field(default_factory=list)
+    exclude_sources: list[str] = Field(default_factory=list)
+    urls: list[str] = Field(default_factory=list, description="Documents with one of these urls.")
     date_from: date | None = None
     date_to: date | None = None
     chunk_index: int | None = None
@@ -124,6 +142,9 @@ class Store(Protocol):
     def set_links(self, file: str, links: list[str]) -> None:
         """Rewrite the resolved `links` payload of every chunk of `file` (no re-embedding)."""
 
+    def set_payload(self, file: str, values: dict[str, Any]) -> None:
+        """Overwrite these top-level payload keys on every chunk of `file` (no re-embedding)."""
+
     def query(
         self,
         dense: Sequence[float] | None,
@@ -145,8 +166,9 @@ class Store(Protocol):
     def count(self, search_filter: SearchFilter | None = None) -> int:
         """Exact number of points matching the filter."""
 
-    def file_states(self) -> dict[str, FileState]:
-        """Every indexed file with its hash, mtime, size and how many chunks are stored."""
+    def file_states(self, source: str | None = None) -> dict[str, FileState]:
+        """Every indexed file (of `source`, when given) with its hash, mtime, size and how many
+        chunks are stored."""
 
     def close(self) -> None:
         """Flush and release the store (locks, connections)."""

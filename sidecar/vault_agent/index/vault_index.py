@@ -1,4 +1,5 @@
-"""One vault's index, opened as a unit: store, embedders, link graph, indexer and searcher.
+"""One vault's index, opened as a unit: store, embedders, link graph, indexer, searcher, and
+the documents of other sources kept in the same store.
 
 The CLI, the HTTP server and the tests all start here, so the wiring lives in one place.
 """
@@ -8,6 +9,7 @@ from __future__ import annotations
 from types import TracebackType
 
 from vault_agent.config import Settings
+from vault_agent.index.documents import Documents
 from vault_agent.index.embedder import Embedder, MiniLmEmbedder
 from vault_agent.index.indexer import Indexer
 from vault_agent.index.search import Searcher
@@ -36,6 +38,7 @@ class VaultIndex:
         self.graph = LinkGraph()
         self.indexer = Indexer(settings, self.store, self.embedder, self.sparse, self.graph)
         self.searcher = Searcher(self.store, self.embedder, self.sparse)
+        self.documents = Documents(self.store, self.embedder, self.sparse, settings.vault_id)
 
     def close(self) -> None:
         """Flush and release the store."""

@@ -49,6 +49,8 @@ NOT_FOUND = (
     "answer it; try other words, or check that the notes you expect are indexed."
 )
 DISCLAIMER = "_Extractive answer: passages quoted from your notes, no language model involved._"
+SEARCH_FAILED = "I could not search your notes, so I have no answer. The search said: "
+TOOL_ERROR = "Error: "  # how a failed tool call's result starts (`ToolResult.error`)
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _LINK = re.compile(r"!?\[\[(?P<target>[^\]|#\n]*)(?:#[^\]|\n]*)?(?:\|(?P<display>[^\]\n]*))?\]\]")
@@ -63,6 +65,7 @@ _RECENCY = re.compile(
     re.IGNORECASE,
 )
 _NUDGES = (SYNTHESIS_NUDGE, EMPTY_ANSWER_NUDGE)
+_DOCUMENT_TITLE = re.compile(r" \([a-z0-9_-]+\)$")  # "[Title (source)]": the source named
 
 
 class ExtractiveModel:
@@ -97,8 +100,13 @@ class ExtractiveModel:
             yield ToolCallsReady([call])
             yield Finished(Usage(), "tool_calls")
             return
-        passages = [p for content in results for p in parse_passages(content)]
-        answer = await asyncio.to_thread(self.compose, question, passages)
+        failed = [content for content in results if content.startswith(TOOL_ERROR)]
+        if results and len(failed) == len(results):
+            # Not "nothing found": the search itself failed (the index is down, say).
+            answer = SEARCH_FAILED + failed[-1].removeprefix(TOOL_ERROR)
+        else:
+            passages = [p for content in results for p in parse_passages(content)]
+            answer = await asyncio.to_thread(self.compose, question, passages)
         for line in answer.splitlines(keepends=True):
             yield TextDelta(line)
         yield Finished(Usage(), "stop")
@@ -118,7 +126,8 @@ class ExtractiveModel:
         terms = self._content_words(question)
         lines = [f"Here is what your notes say about: {question.strip()}", ""]
         for note, group in groups.items():
-            lines.append(f"**{note.rsplit('/', 1)[-1]}**")
+            label = note.rsplit("/", 1)[-1] if group[0].link.startswith("[[") else note
+            lines.append(f"**{label}**")
             for passage in group:
                 lines.append(f"- {self._quote(passage.body, terms)} {passage.link}")
             lines.append("")
@@ -247,8 +256,13 @@ def _search_results(messages: list[Message]) -> list[str]:
 
 
 def _note_of(link: str) -> str:
-    """ "[[Recipes/Miso Soup#Method]]" -> "Recipes/Miso Soup"."""
-    return link[2:-2].split("#", 1)[0].split("|", 1)[0]
+    """ "[[Recipes/Miso Soup#Method]]" -> "Recipes/Miso Soup"; a document's citation,
+    "[Title](https://...)" or "[Title (source)]", -> "Title"."""
+    if link.startswith("[["):
+        return link[2:-2].split("#", 1)[0].split("|", 1)[0]
+    if "](" in link:
+        return link[1:].split("](", 1)[0]
+    return _DOCUMENT_TITLE.sub("", link[1:-1])
 
 
 def _one_line(text: str) -> str:

@@ -89,8 +89,14 @@ def _operation(
     }
     if route.public:
         operation["security"] = []
+    declared = route.params.model_json_schema()["properties"] if route.params else {}
     parameters = [
-        {"name": name, "in": "path", "required": True, "schema": {"type": "string", "minLength": 1}}
+        {
+            "name": name,
+            "in": "path",
+            "required": True,
+            "schema": _path_schema(declared.get(name)),
+        }
         for name in _PARAMETER.findall(route.path)
     ]
     if route.query is not None:
@@ -102,11 +108,20 @@ def _operation(
     if parameters:
         operation["parameters"] = parameters
     if route.body is not None:
+        body_schema = route.body.model_json_schema()
         operation["requestBody"] = {
-            "required": bool(route.body.model_json_schema().get("required")),
+            "required": bool(body_schema.get("required") or body_schema.get("minProperties")),
             "content": {"application/json": {"schema": refs[(route.body.__name__, "validation")]}},
         }
     return operation
+
+
+def _path_schema(declared: dict[str, Any] | None) -> dict[str, Any]:
+    """A path parameter's schema: the declared one (without pydantic's title), else any
+    non-empty string."""
+    if declared is None:
+        return {"type": "string", "minLength": 1}
+    return {key: value for key, value in declared.items() if key != "title"}
 
 
 def _responses(

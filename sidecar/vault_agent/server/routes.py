@@ -18,6 +18,7 @@ from pydantic import BaseModel, ValidationError
 from vault_agent import __version__
 from vault_agent.agent.loop import AgentRequest
 from vault_agent.agent.reader import rebuild_markdown
+from vault_agent.index.documents import DocumentChanges, StoredDocument, WriteReport
 from vault_agent.index.store import ChunkPayload, SearchFilter, Store
 from vault_agent.server.ask import ask
 from vault_agent.server.bodies import json_response, read_body, validation_error
@@ -36,6 +37,26 @@ from vault_agent.server.schemas import (
     SyncRequest,
     SyncResponse,
 )
+from vault_agent.server.source_schemas import (
+    DeleteDocumentResponse,
+    DeleteSourceResponse,
+    DocumentListQuery,
+    DocumentListResponse,
+    DocumentPath,
+    DocumentsRequest,
+    SourcePath,
+    SourcesResponse,
+)
+from vault_agent.server.sources import (
+    add_documents,
+    delete_document,
+    delete_source,
+    get_document,
+    list_documents,
+    list_sources,
+    patch_document,
+    replace_documents,
+)
 from vault_agent.vault.files import PathOutsideVaultError, resolve_in_vault
 
 
@@ -51,6 +72,8 @@ class Route:
     body: type[BaseModel] | None = None
     query: type[BaseModel] | None = None
     """Query-string parameters, one field each (documented as `in: query`)."""
+    params: type[BaseModel] | None = None
+    """Schemas of the path parameters, one field each (else: any non-empty string)."""
     response: type[BaseModel] | None = None
     statuses: tuple[int, ...] = (200,)
     """Success statuses."""
@@ -225,6 +248,80 @@ ROUTES: tuple[Route, ...] = (
         "A note, rebuilt from its indexed chunks",
         response=NoteResponse,
         errors=(400, 404),
+    ),
+    Route(
+        "GET",
+        "/v1/sources",
+        list_sources,
+        "Every source of the index, with counts",
+        response=SourcesResponse,
+    ),
+    Route(
+        "PUT",
+        "/v1/sources/{source}/documents",
+        replace_documents,
+        "Replace a source's documents",
+        body=DocumentsRequest,
+        params=SourcePath,
+        response=WriteReport,
+        errors=(404,),
+    ),
+    Route(
+        "POST",
+        "/v1/sources/{source}/documents",
+        add_documents,
+        "Add or update documents of a source",
+        body=DocumentsRequest,
+        params=SourcePath,
+        response=WriteReport,
+        errors=(404,),
+    ),
+    Route(
+        "GET",
+        "/v1/sources/{source}/documents",
+        list_documents,
+        "A source's documents",
+        query=DocumentListQuery,
+        params=SourcePath,
+        response=DocumentListResponse,
+        errors=(404,),
+    ),
+    Route(
+        "GET",
+        "/v1/sources/{source}/documents/{doc_id}",
+        get_document,
+        "One document",
+        params=DocumentPath,
+        response=StoredDocument,
+        errors=(404, 422),
+    ),
+    Route(
+        "PATCH",
+        "/v1/sources/{source}/documents/{doc_id}",
+        patch_document,
+        "Change a document",
+        body=DocumentChanges,
+        params=DocumentPath,
+        response=StoredDocument,
+        errors=(404,),
+    ),
+    Route(
+        "DELETE",
+        "/v1/sources/{source}/documents/{doc_id}",
+        delete_document,
+        "Delete a document",
+        params=DocumentPath,
+        response=DeleteDocumentResponse,
+        errors=(404, 422),
+    ),
+    Route(
+        "DELETE",
+        "/v1/sources/{source}",
+        delete_source,
+        "Delete a whole source",
+        params=SourcePath,
+        response=DeleteSourceResponse,
+        errors=(404, 422),
     ),
     Route(
         "GET",

@@ -17,6 +17,7 @@ from aiohttp import web
 
 from vault_agent.config import Settings
 from vault_agent.server.app import make_app
+from vault_agent.server.keys import SETTINGS
 
 HOST = "127.0.0.1"
 #: Open streams get this long to finish at shutdown before they are cancelled.
@@ -29,7 +30,13 @@ async def start_server(app: web.Application, port: int) -> tuple[web.AppRunner, 
     Runs the app's start-up (index, indexer, model). Raises OSError when the port is taken.
     """
     runner = web.AppRunner(
-        app, handler_cancellation=True, shutdown_timeout=SHUTDOWN_TIMEOUT_S, access_log=None
+        app,
+        handler_cancellation=True,
+        shutdown_timeout=SHUTDOWN_TIMEOUT_S,
+        access_log=None,
+        # Bounds how long a connection may sit without a complete request (slowloris, idle
+        # keep-alive): aiohttp's own default is an hour. Bodies have their own timeout.
+        keepalive_timeout=app[SETTINGS].server.idle_timeout_s,
     )
     await runner.setup()
     try:

@@ -50,6 +50,11 @@ class SearchRequest(BaseModel):
     types: list[FilterValue] = Field(
         default_factory=list, max_length=MAX_FILTER_VALUES, description="Frontmatter `type`."
     )
+    sources: list[FilterValue] = Field(
+        default_factory=list,
+        max_length=MAX_FILTER_VALUES,
+        description='"vault" for the notes, or other sources of documents; default: all.',
+    )
     date_from: date | None = Field(default=None, description="Daily notes from this date on.")
     date_to: date | None = Field(default=None, description="Daily notes up to this date.")
     limit: int = Field(default=10, ge=1, le=MAX_LIMIT)
@@ -61,6 +66,7 @@ class SearchRequest(BaseModel):
             tags=[tag.lstrip("#").lower() for tag in self.tags],
             folders=[folder.strip("/") for folder in self.folders],
             types=list(self.types),
+            sources=list(self.sources),
             date_from=self.date_from,
             date_to=self.date_to,
         )

@@ -7,6 +7,7 @@ counts only when it points inside the vault.
 
 from __future__ import annotations
 
+import errno
 import fnmatch
 import os
 from collections.abc import Iterator, Sequence
@@ -29,7 +30,7 @@ class VaultFile(BaseModel):
 
 
 class PathOutsideVaultError(ValueError):
-    """A requested path would leave the vault."""
+    """A requested path would leave the vault (or never ends: a symlink loop)."""
 
 
 def is_note(file: str) -> bool:
@@ -42,8 +43,13 @@ def is_pdf(file: str) -> bool:
     return file.lower().endswith(PDF_SUFFIX)
 
 
-def scan_vault(root: Path, ignore: Sequence[str] = ()) -> Iterator[VaultFile]:
-    """Yield every file under `root`, notes and attachments (depth-first, deterministic)."""
+def scan_vault(
+    root: Path, ignore: Sequence[str] = (), problems: dict[str, str] | None = None
+) -> Iterator[VaultFile]:
+    """Yield every file under `root`, notes and attachments (depth-first, deterministic).
+
+    Notes that are symlinks which can't be followed (a loop, a missing target, a target
+    outside the vault) are not yielded; with `problems`, they are put there with the reason."""
     root = root.resolve()
     stack = [root]
     while stack:
@@ -62,7 +68,10 @@ def scan_vault(root: Path, ignore: Sequence[str] = ()) -> Iterator[VaultFile]:
                 if entry.is_dir(follow_symlinks=False):
                     stack.append(Path(entry.path))
                     continue
-                if entry.is_symlink() and not _points_inside(Path(entry.path), root):
+                problem = symlink_problem(Path(entry.path), root) if entry.is_symlink() else None
+                if problem is not None:
+                    if problems is not None and is_note(relative):
+                        problems[relative] = problem
                     continue
                 stat = entry.stat()  # follows a file symlink: we index what it points to
             except OSError:
@@ -92,14 +101,25 @@ def resolve_in_vault(root: Path, file: str) -> Path:
     if relative.is_absolute() or ".." in relative.parts:
         raise PathOutsideVaultError(f"path {file!r} is outside the vault")
     root = root.resolve()
-    candidate = (root / relative).resolve()
+    try:
+        candidate = (root / relative).resolve()
+    except RuntimeError:  # Python 3.11 reports a symlink loop so
+        raise PathOutsideVaultError(f"path {file!r} is a symlink loop") from None
     if not candidate.is_relative_to(root):
         raise PathOutsideVaultError(f"path {file!r} is outside the vault")
     return candidate
 
 
-def _points_inside(link: Path, root: Path) -> bool:
+def symlink_problem(link: Path, root: Path) -> str | None:
+    """Why the symlink `link` is not followed, or None when it leads to a file in `root`."""
     try:
-        return link.resolve(strict=True).is_relative_to(root)
-    except (OSError, RuntimeError):  # dangling or looping symlink
-        return False
+        target = link.resolve(strict=True)
+    except RuntimeError:  # Python 3.11's word for a loop
+        return "symlink loop"
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            return "symlink loop"
+        return "broken symlink: its target does not exist"
+    if not target.is_relative_to(root.resolve()):
+        return "symlink to a file outside the vault (not followed)"
+    return None

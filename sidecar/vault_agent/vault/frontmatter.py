@@ -15,6 +15,8 @@ from typing import Any
 
 import yaml
 
+#: Most values (aliases expanded) a properties block may hold: far more than any real note.
+MAX_VALUES = 100_000
 _DELIMITER = re.compile(r"^---[ \t]*$")
 _TAG_SPLIT = re.compile(r"[,\s]+")
 _WIKILINK_VALUE = re.compile(r"^\[\[([^\]|#]+)(?:[#|][^\]]*)?\]\]$")
@@ -75,7 +77,16 @@ def load_frontmatter(yaml_text: str) -> tuple[dict[str, Any], str | None]:
         return {}, None
     if not isinstance(data, dict):
         return {}, f"frontmatter is not a list of properties (found a {type(data).__name__})"
-    return {str(key): _jsonable(value) for key, value in data.items()}, None
+    budget = [MAX_VALUES]
+    try:
+        return {str(key): _jsonable(value, budget) for key, value in data.items()}, None
+    except (_TooManyValues, RecursionError):
+        # YAML aliases reuse a value without copying it: a few hundred bytes can stand for a
+        # billion values ("billion laughs"), or for a list that contains itself.
+        return {}, (
+            f"frontmatter YAML invalid: its aliases expand to more than {MAX_VALUES:,} "
+            "values, or refer to themselves"
+        )
 
 
 def frontmatter_tags(frontmatter: dict[str, Any]) -> list[str]:
@@ -89,14 +100,14 @@ def frontmatter_tags(frontmatter: dict[str, Any]) -> list[str]:
 
 def frontmatter_aliases(frontmatter: dict[str, Any]) -> list[str]:
     """Aliases from `aliases`/`alias` (a list, or a comma separated string), unique, in order."""
-    aliases: list[str] = []
+    aliases: dict[str, None] = {}  # ordered and unique
     for value in (_get(frontmatter, "aliases"), _get(frontmatter, "alias")):
         items = value.split(",") if isinstance(value, str) else _as_list(value)
         for item in items:
             alias = str(item).strip()
-            if alias and alias not in aliases:
-                aliases.append(alias)
-    return aliases
+            if alias:
+                aliases[alias] = None
+    return list(aliases)
 
 
 def frontmatter_type(frontmatter: dict[str, Any]) -> str | None:
@@ -159,14 +170,22 @@ def _as_list(value: Any) -> list[Any]:
     return [value]
 
 
-def _jsonable(value: Any) -> Any:
-    """YAML values as JSON-safe values: dates become ISO strings, sets lists, keys strings."""
+class _TooManyValues(Exception):
+    """The frontmatter's values, aliases expanded, are over `MAX_VALUES`."""
+
+
+def _jsonable(value: Any, budget: list[int]) -> Any:
+    """YAML values as JSON-safe values: dates become ISO strings, sets lists, keys strings.
+    Each value spends one from `budget` (a one-item list); `_TooManyValues` when it runs out."""
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise _TooManyValues
     if isinstance(value, datetime | date | time):
         return value.isoformat()
     if isinstance(value, dict):
-        return {str(key): _jsonable(item) for key, item in value.items()}
+        return {str(key): _jsonable(item, budget) for key, item in value.items()}
     if isinstance(value, list | tuple | set | frozenset):
-        items = [_jsonable(item) for item in value]
+        items = [_jsonable(item, budget) for item in value]
         return sorted(items, key=str) if isinstance(value, set | frozenset) else items
     if isinstance(value, float) and not math.isfinite(value):
         return str(value)

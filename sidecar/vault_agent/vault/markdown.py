@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 from typing import Any, Literal, NamedTuple
 from urllib.parse import unquote
 
-from markdown_it import MarkdownIt
+from markdown_it import MarkdownIt, helpers
 from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 from mdit_py_plugins.dollarmath import dollarmath_plugin
@@ -26,6 +27,8 @@ _URL_SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:|^//")
 _OPAQUE = "\ufffc"
 _HIDDEN_OPENERS = re.compile(r"(`+)|%%|<%")
 _MAYBE_CODE = re.compile(r"```|~~~|\$\$|^(?: {4}|\t)", re.MULTILINE)
+#: Link text may nest brackets this deep ("[a [b] c](x)" is 2); deeper runs of "[" stay text.
+MAX_LABEL_NESTING = 8
 
 
 @dataclass
@@ -216,7 +219,12 @@ def _wikilink_rule(state: StateInline, silent: bool) -> bool:
     if not embed and not src.startswith("[[", pos):
         return False
     start = pos + (3 if embed else 2)
-    end = src.find("]]", start, state.posMax)
+    # It ends at the first "]]" before the next "[[" or line break: looking no further keeps
+    # a line of a hundred thousand "[[" linear instead of quadratic.
+    limit = src.find("[[", start, state.posMax)
+    limit = state.posMax if limit < 0 else limit
+    line_end = src.find("\n", start, limit)
+    end = src.find("]]", start, limit if line_end < 0 else line_end)
     if end < 0:
         return False
     inner = src[start:end]
@@ -228,6 +236,36 @@ def _wikilink_rule(state: StateInline, silent: bool) -> bool:
         token.meta = {"embed": embed}
     state.pos = end + 2
     return True
+
+
+def _link_label(state: StateInline, start: int, disable_nested: bool = False) -> int:
+    """markdown-it's `parseLinkLabel` (the end of the link text opened at `start`, or -1),
+    except that it gives up when brackets nest deeper than `MAX_LABEL_NESTING`: without a
+    bound, every "[" of a long run of them scans to the end of the paragraph (quadratic)."""
+    old_pos = state.pos
+    state.pos = start + 1
+    level = 1
+    found = False
+    while state.pos < state.posMax:
+        marker = state.src[state.pos]
+        if marker == "]":
+            level -= 1
+            if level == 0:
+                found = True
+                break
+        previous = state.pos
+        state.md.inline.skipToken(state)
+        if marker == "[":
+            if previous == state.pos - 1:  # a "[" that is text, not part of a token
+                level += 1
+                if level > MAX_LABEL_NESTING:
+                    break
+            elif disable_nested:
+                state.pos = old_pos
+                return -1
+    end = state.pos if found else -1
+    state.pos = old_pos
+    return end
 
 
 def _identity(url: str) -> str:
@@ -246,6 +284,11 @@ def _make_parser() -> MarkdownIt:
     # Obsidian's inline math: `$x$` with no space inside the dollars, so "$5 and $10" is prose.
     dollarmath_plugin(parser, allow_labels=False, allow_space=False, allow_digits=False)
     parser.inline.ruler.before("link", "wikilink", _wikilink_rule)
+    parser.helpers = SimpleNamespace(  # type: ignore[assignment]
+        parseLinkLabel=_link_label,
+        parseLinkDestination=helpers.parseLinkDestination,
+        parseLinkTitle=helpers.parseLinkTitle,
+    )
     # We read hrefs, we never render them: keep them as written (no percent-encoding).
     parser.normalizeLink = _identity  # type: ignore[method-assign]
     parser.validateLink = _accept  # type: ignore[method-assign]

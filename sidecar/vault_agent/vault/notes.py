@@ -104,6 +104,12 @@ def parse_note(file: str, raw: bytes) -> Note:
 
     facts = scan_markdown(body)
     tags = expand_tags([*frontmatter_tags(frontmatter), *facts.tags])
+    aliases = frontmatter_aliases(frontmatter)
+    # Every chunk's payload repeats these: a hostile note must not multiply its own size.
+    for kind, values, most in (("tags", tags, MAX_TAGS), ("aliases", aliases, MAX_ALIASES)):
+        if len(values) > most:
+            warnings.append(f"{len(values):,} {kind}: only the first {most} are indexed")
+            del values[most:]
     note_type = frontmatter_type(frontmatter)
     title = PurePosixPath(file).stem
     links = [*_frontmatter_links(frontmatter), *facts.links]
@@ -114,7 +120,7 @@ def parse_note(file: str, raw: bytes) -> Note:
         frontmatter_error=frontmatter_error,
         warnings=warnings,
         tags=tags,
-        aliases=frontmatter_aliases(frontmatter),
+        aliases=aliases,
         type=note_type,
         created=frontmatter_created(frontmatter),
         date=_daily_date(title, frontmatter, note_type, tags),
@@ -132,17 +138,25 @@ def parse_note(file: str, raw: bytes) -> Note:
 def expand_tags(raw_tags: list[str]) -> list[str]:
     """Lower-case, '#'-less, sorted unique tags; "a/b/c" also yields "a" and "a/b".
 
-    Like Obsidian, a tag made only of digits ("#1984") is not a tag.
+    Like Obsidian, a tag made only of digits ("#1984") is not a tag; nor, here, is one longer
+    than `MAX_TAG_CHARS` (its parents would add up to the square of its length).
     """
     tags: set[str] = set()
     for raw in raw_tags:
-        parts = [part for part in raw.strip().lstrip("#").lower().split("/") if part]
+        name = raw.strip().lstrip("#").lower()
+        if len(name) > MAX_TAG_CHARS:
+            continue
+        parts = [part for part in name.split("/") if part]
         if not any(not char.isdigit() for part in parts for char in part):
             continue
         tags.update("/".join(parts[:depth]) for depth in range(1, len(parts) + 1))
     return sorted(tags)
 
 
+#: Most tags (parents included) and aliases a note keeps, and the longest tag.
+MAX_TAGS = 256
+MAX_ALIASES = 64
+MAX_TAG_CHARS = 128
 _DAILY_NAME = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _FRONTMATTER_WIKILINK = re.compile(r"(!?)\[\[([^\[\]\n]+)\]\]")
 _CONTROL = re.compile(r"[\x01-\x08\x0e-\x1a\x1c-\x1f\x7f]")
