@@ -29,6 +29,7 @@ bench: setup
 	$(UV) run python -m bench.core
 	$(UV) run python -m bench.agent_loop
 	$(UV) run python -m bench.server
+	$(UV) run python -m bench.load
 
 # The Obsidian plugin (TypeScript, at the repository root: package.json, plugin/).
 # npm ci runs again only when package-lock.json changes; Chromium (Debian's, for the browser

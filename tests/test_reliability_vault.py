@@ -1,0 +1,455 @@
+"""A vault full of bad input, generated here, indexed for real: indexing finishes, every good
+note is searchable, every bad file has a per-file reason, nothing crashes.
+
+The vault holds malformed YAML (and a YAML alias bomb), a binary file named .md, a 20 MB note,
+non-UTF-8 text, empty files, symlink loops, a broken symlink and symlinks out of the vault, a
+FIFO named like a note, names in other scripts and with emoji, 5,000 notes in one folder, and
+during the sync a file is deleted and another renamed twice. The 5,000 notes are one line each,
+so embedding them costs seconds (they are written 512 chunks at a time).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import shutil
+import string
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+
+from server_support import AUTH, api_settings, serve_api
+from vault_agent.index.embedder import MiniLmEmbedder, Vector
+from vault_agent.index.indexer import FileStatus, SyncReport
+from vault_agent.index.sparse import Bm25Encoder
+from vault_agent.index.store import SearchFilter
+from vault_agent.index.vault_index import VaultIndex
+from vault_agent.vault.chunker import chunk_note
+from vault_agent.vault.notes import MAX_ALIASES, MAX_TAGS, parse_note
+
+BULK = 5_000
+CANARY = "CANARY-0b5e1f: outside the vault, never indexed"
+
+#: Good notes: file -> a made-up word only that note contains.
+GOOD = {
+    "Plain.md": "quillwort",
+    "Broken YAML.md": "quokkacensus",
+    "YAML bomb.md": "lolbombword",
+    "latin1 Café.md": "brûléecrème",
+    "UTF-16 note.md": "utfsixteenword",
+    "Mixed bytes.md": "mixedbyteword",
+    "🌱 Seedlings.md": "seedlingword",
+    "日本語/東京メモ.md": "tokyomemoword",
+    "Ελληνικά σημειώσεις.md": "greeknoteword",
+    "العربية.md": "arabicnoteword",
+    "Zoe\u0308 decomposed.md": "decomposedword",
+    "Rates 100%.md": "percentword",
+    "Q&A? #1 [draft].md": "questionmarkword",
+    "Folder.md/Inner.md": "innerword",
+    "Deep/er/and/deeper/still/Bottom.md": "bottomword",
+    "Rename me.md": "renamedtwiceword",
+    "Read then deleted.md": "readthendeleted",
+}
+EMPTY = ["Zephyrine Empty.md", "Whitespace only.md", "Only frontmatter.md", "Only a heading.md"]
+RENAMED = ("Rename me.md", "Renamed once.md", "Renamed twice.md")
+
+
+def bulk_word(i: int) -> str:
+    """A word of letters only, unique per bulk note (BM25 keeps it as one token)."""
+    letters = ""
+    for _ in range(4):
+        i, digit = divmod(i, 26)
+        letters += string.ascii_lowercase[digit]
+    return f"bulkx{letters}"
+
+
+def bulk_file(i: int) -> str:
+    return f"Bulk/Note {i:04d}.md"
+
+
+def yaml_bomb(levels: int) -> str:
+    """Billion laughs: each level repeats the previous one ten times (10**levels values)."""
+    lines = ['l0: &l0 ["lol","lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    lines += [f"l{i}: &l{i} [" + ",".join([f"*l{i - 1}"] * 10) + "]" for i in range(1, levels)]
+    return "---\n" + "\n".join(lines) + "\n---\n"
+
+
+@dataclass
+class BadVault:
+    """The generated vault and what each file should come to."""
+
+    root: Path
+    vault: Path
+    skipped: dict[str, str] = field(default_factory=dict)
+    """file -> a phrase its reason must contain."""
+
+
+def build_bad_vault(root: Path) -> BadVault:
+    vault = root / "vault"
+    outside = root / "outside"
+    outside.mkdir(parents=True)
+    (outside / "canary.md").write_text(f"# Canary\n\n{CANARY}\n", encoding="utf-8")
+    made = BadVault(root, vault)
+
+    def write(file: str, data: str | bytes) -> None:
+        path = vault / file
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(data, bytes):
+            path.write_bytes(data)
+        else:
+            path.write_text(data, encoding="utf-8")
+
+    for file, word in GOOD.items():
+        write(file, f"# {Path(file).stem}\n\nThis note mentions {word} once.\n")
+    write(
+        "Broken YAML.md",
+        "---\ntags: [unclosed\ntitle: oops: : :\n---\n# Broken\n\nThe quokkacensus is due.\n",
+    )
+    write("YAML bomb.md", yaml_bomb(6) + "# Bomb\n\nThe lolbombword survives.\n")
+    write("Only frontmatter.md", "---\ntags: [frontonly]\naliases: [Front Only]\n---\n")
+    write("Only a heading.md", "# Lonely heading\n")
+    write("latin1 Café.md", "Crème brûlée notes: brûléecrème.".encode("cp1252"))
+    write("UTF-16 note.md", "# UTF-16\n\nThe utfsixteenword.\n".encode("utf-16"))
+    write("Mixed bytes.md", b"Mostly ASCII mixedbyteword then \xff\xfe\xfa bytes.\n")
+    for file in EMPTY:
+        if file.startswith(("Zephyrine", "Whitespace")):
+            write(file, "" if "Empty" in file else "\n   \n\t\n")
+    write("binary.md", bytes(range(256)) * 64)
+    made.skipped["binary.md"] = "not a text file"
+    write("Huge.md", ("All work and no play. " * 50 + "\n") * 18_200)  # 20 MB
+    made.skipped["Huge.md"] = "over the 5.0 MB limit"
+    for i in range(BULK):
+        write(bulk_file(i), f"Entry {i} mentions {bulk_word(i)}.")
+
+    (vault / "loop.md").symlink_to("loop.md")
+    (vault / "ping.md").symlink_to("pong.md")
+    (vault / "pong.md").symlink_to("ping.md")
+    (vault / "dangling.md").symlink_to("nowhere.md")
+    (vault / "escape.md").symlink_to(outside / "canary.md")
+    (vault / "Outside folder").symlink_to(outside, target_is_directory=True)
+    (vault / "Deep" / "again").symlink_to("..", target_is_directory=True)  # a folder loop
+    made.skipped.update(
+        {
+            "loop.md": "symlink loop",
+            "ping.md": "symlink loop",
+            "pong.md": "symlink loop",
+            "dangling.md": "broken symlink",
+            "escape.md": "outside the vault",
+        }
+    )
+    os.mkfifo(vault / "pipe.md")  # reading it would block forever
+    return made
+
+
+class MidSyncChanges:
+    """The real embedder; its first call (the sync is under way, notes are being read)
+    deletes a note already read and one not read yet, and renames a note twice."""
+
+    def __init__(self, inner: MiniLmEmbedder, vault: Path) -> None:
+        self.inner = inner
+        self.model_name = inner.model_name
+        self.dim = inner.dim
+        self.vault = vault
+        self.calls = 0
+        self.texts = 0
+        self.deleted_unread = ""
+
+    def embed_documents(self, texts: Sequence[str]) -> list[Vector]:
+        self.calls += 1
+        self.texts += len(texts)
+        if self.calls == 1:
+            seen = " ".join(texts)
+            assert GOOD["Read then deleted.md"] in seen, "the victim should be in the first batch"
+            (self.vault / "Read then deleted.md").unlink()
+            self.deleted_unread = next(
+                bulk_file(i) for i in reversed(range(BULK)) if bulk_word(i) not in seen
+            )
+            (self.vault / self.deleted_unread).unlink()
+            first, once, twice = (self.vault / name for name in RENAMED)
+            first.rename(once)
+            once.rename(twice)
+        return self.inner.embed_documents(texts)
+
+    def embed_query(self, text: str) -> Vector:
+        return self.inner.embed_query(text)
+
+
+@dataclass
+class Indexed:
+    vault: BadVault
+    index: VaultIndex
+    embedder: MidSyncChanges
+    first: SyncReport
+    first_status: dict[str, FileStatus]
+    second: SyncReport
+
+
+@pytest.fixture(scope="module")
+def indexed(
+    tmp_path_factory: pytest.TempPathFactory, embedder: MiniLmEmbedder, sparse: Bm25Encoder
+) -> Iterator[Indexed]:
+    root = tmp_path_factory.mktemp("bad-vault")
+    made = build_bad_vault(root)
+    settings = api_settings(made.vault, root)
+    settings.index.write_batch_chunks = 512
+    changing = MidSyncChanges(embedder, made.vault)
+    with VaultIndex(settings, embedder=changing, sparse=sparse) as index:
+        # Two good notes are read before the first batch is embedded: keep the victim early.
+        first = index.indexer.sync()
+        first_status = {s.file: s for s in index.indexer.file_status()}
+        second = index.indexer.sync()
+        yield Indexed(made, index, changing, first, first_status, second)
+    shutil.rmtree(root, ignore_errors=True)  # 20 MB and 5,000 files: don't keep them around
+
+
+def statuses(index: VaultIndex) -> dict[str, FileStatus]:
+    return {s.file: s for s in index.indexer.file_status()}
+
+
+def test_the_sync_finishes_and_counts_add_up(indexed: Indexed) -> None:
+    report = indexed.first
+    assert report.failed == 1  # the note deleted before it could be read
+    assert report.skipped == len(indexed.vault.skipped)
+    # Everything indexed is in the store exactly once.
+    index = indexed.index
+    status = statuses(index)
+    indexed_files = {f for f, s in status.items() if s.state == "indexed"}
+    assert set(index.store.file_states()) == indexed_files
+    assert index.store.count() == sum(status[f].chunks for f in indexed_files)
+
+
+def test_every_bad_file_has_a_reason(indexed: Indexed) -> None:
+    status = statuses(indexed.index)
+    for file, phrase in indexed.vault.skipped.items():
+        assert status[file].state == "skipped", status[file]
+        assert phrase in (status[file].reason or ""), status[file]
+    assert not [s for s in status.values() if s.state != "indexed" and not s.reason]
+
+
+def test_yaml_problems_are_warnings_and_the_text_is_still_indexed(indexed: Indexed) -> None:
+    status = statuses(indexed.index)
+    broken = status["Broken YAML.md"]
+    assert broken.state == "indexed"
+    assert any("frontmatter YAML invalid at line" in w for w in broken.warnings), broken
+    bomb = status["YAML bomb.md"]
+    assert bomb.state == "indexed"
+    assert any("frontmatter" in w for w in bomb.warnings), bomb
+    for file in ("latin1 Café.md", "UTF-16 note.md", "Mixed bytes.md"):
+        assert status[file].state == "indexed"
+        assert status[file].warnings, file
+
+
+def test_every_good_note_is_found_by_its_word(indexed: Indexed) -> None:
+    searcher = indexed.index.searcher
+    for file, word in GOOD.items():
+        if file in ("Rename me.md", "Read then deleted.md"):
+            continue
+        hits = searcher.search(word, limit=1)
+        assert hits and hits[0].file == file, (file, hits)
+    renamed = searcher.search(GOOD["Rename me.md"], limit=1)
+    assert renamed[0].file == RENAMED[-1]
+
+
+def test_empty_notes_are_indexed_and_found_by_title(indexed: Indexed) -> None:
+    status = statuses(indexed.index)
+    for file in EMPTY:
+        assert status[file].state == "indexed"
+        assert status[file].chunks == 1
+    searcher = indexed.index.searcher
+    assert searcher.search("Zephyrine", limit=1)[0].file == "Zephyrine Empty.md"
+    assert searcher.search("Lonely heading", limit=1)[0].file == "Only a heading.md"
+    assert indexed.index.store.count(SearchFilter(tags=["frontonly"])) == 1
+
+
+def test_every_one_of_5000_notes_in_one_folder_is_searchable(indexed: Indexed) -> None:
+    index = indexed.index
+    expected = {bulk_file(i) for i in range(BULK)} - {indexed.embedder.deleted_unread}
+    assert index.store.count(SearchFilter(folders=["Bulk"])) == len(expected)
+    missing = []
+    for i in range(BULK):
+        file = bulk_file(i)
+        if file not in expected:
+            continue
+        hits = index.searcher.search(bulk_word(i), limit=1, mode="sparse")
+        if not hits or hits[0].file != file:
+            missing.append(file)
+    assert missing == []
+    # And the real (hybrid) search path, on a sample.
+    for i in range(0, BULK, 499):
+        if bulk_file(i) in expected:
+            assert index.searcher.search(bulk_word(i), limit=1)[0].file == bulk_file(i)
+
+
+def test_nothing_outside_the_vault_was_read(indexed: Indexed) -> None:
+    index = indexed.index
+    assert not any(CANARY in payload.body for payload in index.store.scroll())
+    assert not any(file.startswith("Outside folder") for file in index.store.file_states())
+
+
+def test_files_changed_during_the_sync_converge_on_the_next_one(indexed: Indexed) -> None:
+    first = indexed.first_status
+    unread = indexed.embedder.deleted_unread
+    assert first[unread].state == "failed"
+    assert "could not read" in (first[unread].reason or "")
+    assert first["Read then deleted.md"].state == "indexed"  # read before it went
+
+    assert indexed.second.deleted >= 1
+    status = statuses(indexed.index)
+    stored = indexed.index.store.file_states()
+    for gone in (unread, "Read then deleted.md", *RENAMED[:2]):
+        assert gone not in status
+        assert gone not in stored
+    assert status[RENAMED[-1]].state == "indexed"
+    assert indexed.index.store.count(SearchFilter(files=[RENAMED[-1]])) == 1
+
+
+def test_a_third_sync_finds_nothing_to_do(indexed: Indexed) -> None:
+    before = indexed.embedder.texts
+    report = indexed.index.indexer.sync()
+    assert indexed.embedder.texts == before
+    assert report.indexed == report.deleted == 0
+
+
+async def test_odd_names_round_trip_through_the_api(indexed: Indexed, tmp_path: Path) -> None:
+    settings = api_settings(indexed.vault.vault, tmp_path)
+    names = [f for f in GOOD if f not in ("Rename me.md", "Read then deleted.md")]
+    async with serve_api(settings, vault_index=indexed.index) as api:
+        for file in names:
+            url = api.url("/v1/notes/" + quote(file, safe="/"))
+            async with api.session.get(url, headers=AUTH) as response:
+                body = await response.json()
+                assert response.status == 200, (file, body)
+                assert body["file"] == file
+                assert GOOD[file] in body["markdown"]
+        for file in ("loop.md", "ping.md", "escape.md", "pipe.md", "binary.md"):
+            async with api.session.get(api.url(f"/v1/notes/{file}"), headers=AUTH) as response:
+                assert response.status in (400, 404), file
+                assert CANARY not in await response.text()
+        async with api.session.get(api.url("/v1/index?files=problems"), headers=AUTH) as response:
+            problems = {f["file"]: f for f in (await response.json())["files"]}
+        assert set(indexed.vault.skipped) <= set(problems)
+
+
+FINAL = {"Final.md", "Other.md"}
+
+
+async def until_synced(
+    synced: asyncio.Event, done: Callable[[], bool], timeout_s: float = 30
+) -> None:
+    """Wait, sync after sync, until `done()` holds (checked at least every second)."""
+    deadline = time.monotonic() + timeout_s
+    while not done():
+        assert time.monotonic() < deadline, "the watcher never got there"
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(synced.wait(), timeout=1)
+        synced.clear()
+
+
+def test_a_note_renamed_twice_quickly_while_watched_leaves_one_copy(
+    tmp_path: Path, embedder: MiniLmEmbedder, sparse: Bm25Encoder
+) -> None:
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "Draft.md").write_text("# Draft\n\nThe marzipan ledger.\n", encoding="utf-8")
+    (vault / "Other.md").write_text("# Other\n\nNothing to see.\n", encoding="utf-8")
+    settings = api_settings(vault, tmp_path)
+    with VaultIndex(settings, embedder=embedder, sparse=sparse) as index:
+        index.indexer.sync()
+
+        async def scenario() -> None:
+            stop = asyncio.Event()
+            synced = asyncio.Event()
+            watcher = asyncio.create_task(
+                index.indexer.watch(stop=stop, on_sync=lambda _: synced.set(), debounce_ms=150)
+            )
+            await asyncio.sleep(0.5)  # inotify is watching
+            (vault / "Draft.md").rename(vault / "Draft 2.md")
+            (vault / "Draft 2.md").rename(vault / "Final.md")
+            await until_synced(synced, lambda: set(index.store.file_states()) == FINAL)
+            stop.set()
+            await watcher
+
+        asyncio.run(scenario())
+        assert set(index.store.file_states()) == FINAL
+        assert index.store.count() == 2
+        assert index.searcher.search("marzipan ledger", limit=1)[0].file == "Final.md"
+        assert {s.file for s in index.indexer.file_status()} == FINAL
+
+
+# --- pathological notes: parsing stays linear -----------------------------------------------
+
+SIZE = 100_000  # characters: quadratic work on this many takes 10 s and more, linear about 1 s
+PATHOLOGICAL = {
+    "open wikilinks": "[[" * (SIZE // 2),
+    "open embeds": "![[" * (SIZE // 3),
+    "open wikilinks with display": "[[a|" * (SIZE // 4),
+    "open brackets": "[" * SIZE,
+    "open image brackets": "![" * (SIZE // 2),
+    "brackets then one close": "[" * SIZE + "]",
+    "unclosed links": "[a](" * (SIZE // 4),
+    # Kept small: unbounded, its parents alone would take 25 MB (and 2.5 GB at SIZE).
+    "deeply nested tag": "#" + "a/" * 5_000,
+    "nested tag in frontmatter": "---\ntags: " + "a/" * 5_000 + "\n---\nbody",
+    "many tags": " ".join(f"#t{i}" for i in range(SIZE // 8)),
+    "many aliases": "---\naliases: [" + ",".join(f"a{i}" for i in range(SIZE // 8)) + "]\n---\n",
+    "yaml bomb": yaml_bomb(9),
+    "yaml self reference": "---\na: &a [*a, *a]\nb: &b {k: *b}\n---\nbody",
+    "nested lists": "".join("  " * (i % 400) + "- x\n" for i in range(SIZE // 400)),
+    "nested quotes": "> " * (SIZE // 2) + "x",
+    "emphasis": "*a_" * (SIZE // 3),
+    "backticks": "`a``" * (SIZE // 4),
+    "comments": "%%a" * (SIZE // 3),
+    "html": "<a " * (SIZE // 3),
+    "headings": "# h\n" * (SIZE // 4),
+}
+
+
+@pytest.mark.parametrize("case", PATHOLOGICAL, ids=str)
+def test_a_pathological_note_parses_in_linear_time(case: str) -> None:
+    text = PATHOLOGICAL[case]
+    started = time.perf_counter()
+    note = parse_note(f"{case}.md", text.encode())
+    chunks = chunk_note(note)
+    elapsed = time.perf_counter() - started
+    assert elapsed < 4.0, f"{case}: {elapsed:.1f} s"
+    # What every chunk's payload repeats stays small, whatever the note holds.
+    assert sum(map(len, note.tags)) + sum(map(len, note.aliases)) <= 2 * len(text) + 1_000
+    assert len(note.tags) <= MAX_TAGS and len(note.aliases) <= MAX_ALIASES
+    assert chunks
+
+
+def test_a_symlink_loop_appearing_while_watched_spoils_no_other_change(
+    tmp_path: Path, embedder: MiniLmEmbedder, sparse: Bm25Encoder
+) -> None:
+    """The loop and a real edit arrive in the same batch of changes: the edit is indexed,
+    the loop gets its reason."""
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "Other.md").write_text("# Other\n\nNothing to see.\n", encoding="utf-8")
+    settings = api_settings(vault, tmp_path)
+    with VaultIndex(settings, embedder=embedder, sparse=sparse) as index:
+        index.indexer.sync()
+
+        async def scenario() -> None:
+            stop = asyncio.Event()
+            synced = asyncio.Event()
+            watcher = asyncio.create_task(
+                index.indexer.watch(stop=stop, on_sync=lambda _: synced.set(), debounce_ms=300)
+            )
+            await asyncio.sleep(0.5)  # inotify is watching
+            (vault / "loop.md").symlink_to("loop.md")
+            (vault / "Fresh.md").write_text("# Fresh\n\nThe quince jelly set.\n", encoding="utf-8")
+            await until_synced(synced, lambda: "Fresh.md" in index.store.file_states())
+            stop.set()
+            await watcher
+
+        asyncio.run(scenario())
+        assert index.searcher.search("quince jelly", limit=1)[0].file == "Fresh.md"
+        status = statuses(index)
+        assert status["loop.md"].state == "skipped"
+        assert "symlink loop" in (status["loop.md"].reason or "")

@@ -1,0 +1,311 @@
+"""Attacks on the local server beyond the token, Origin, Host and body-size checks of
+test_server_security.py: slowloris (headers or a body that never finish), idle connections by
+the hundred, malformed HTTP and malformed or compressed bodies, and the token's file.
+
+Raw sockets speak broken HTTP where a client library would refuse to. Every attack must end in
+a 4xx or a closed connection, within a bounded time, never a 5xx, and the sidecar must answer
+the next ordinary request at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gzip
+import json
+import os
+import stat
+import time
+import zlib
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from server_support import AUTH, TOKEN, Api, ServedVault, api_settings, serve_api
+from vault_agent.config import ServerSettings, Settings
+from vault_agent.server.token import resolve_token
+
+pytestmark = pytest.mark.asyncio(loop_scope="session")
+
+IDLE_S = 1.0
+BODY_S = 1.0
+LIMIT = 64 * 1024
+
+
+@pytest.fixture
+async def api(served_vault: ServedVault, tmp_path: Path) -> AsyncIterator[Api]:
+    """The API with short timeouts (1 s idle, 1 s body) and a 64 KiB body limit."""
+    server = ServerSettings(max_body_bytes=LIMIT, body_timeout_s=BODY_S, idle_timeout_s=IDLE_S)
+    settings = api_settings(served_vault.vault, tmp_path, server=server)
+    async with serve_api(settings, vault_index=served_vault.index) as running:
+        yield running
+
+
+def address(api: Api) -> tuple[str, int]:
+    host, port = api.base_url.removeprefix("http://").split(":")
+    return host, int(port)
+
+
+async def raw(api: Api, data: bytes, wait_s: float = 5.0) -> bytes:
+    """Send `data` on a fresh connection; everything the server says until it closes or
+    `wait_s` passes."""
+    reader, writer = await asyncio.open_connection(*address(api))
+    try:
+        writer.write(data)
+        await writer.drain()
+        chunks = []
+        deadline = time.monotonic() + wait_s
+        while (left := deadline - time.monotonic()) > 0:
+            try:
+                chunk = await asyncio.wait_for(reader.read(65536), left)
+            except TimeoutError:
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        writer.close()
+
+
+def status_of(answer: bytes) -> int:
+    """The status of the first response in `answer` (0: none)."""
+    if not answer.startswith(b"HTTP/1."):
+        return 0
+    return int(answer.split(b" ", 2)[1])
+
+
+async def still_serving(api: Api) -> None:
+    started = time.monotonic()
+    async with api.session.get(api.url("/v1/index?files=none"), headers=AUTH) as response:
+        assert response.status == 200
+    assert time.monotonic() - started < 1.0
+
+
+async def closed_within(reader: asyncio.StreamReader, seconds: float) -> float:
+    """Seconds until the server closes the connection (fails after `seconds`)."""
+    started = time.monotonic()
+    while True:
+        left = seconds - (time.monotonic() - started)
+        assert left > 0, f"the connection was still open after {seconds} s"
+        try:
+            chunk = await asyncio.wait_for(reader.read(65536), left)
+        except (ConnectionResetError, BrokenPipeError):
+            return time.monotonic() - started
+        except TimeoutError:
+            raise AssertionError(f"the connection was still open after {seconds} s") from None
+        if not chunk:
+            return time.monotonic() - started
+
+
+# --- slowloris and idle connections ---------------------------------------------------------
+
+
+async def test_headers_sent_a_byte_at_a_time_are_cut_off(api: Api) -> None:
+    reader, writer = await asyncio.open_connection(*address(api))
+    request = f"GET /v1/index HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {TOKEN}\r\n"
+
+    async def trickle() -> None:
+        for byte in request.encode() * 10:  # never reaches the blank line
+            writer.write(bytes([byte]))
+            await writer.drain()
+            await asyncio.sleep(0.05)
+
+    sending = asyncio.create_task(trickle())
+    try:
+        assert await closed_within(reader, IDLE_S + 3) >= IDLE_S * 0.8
+    finally:
+        sending.cancel()
+        writer.close()
+    await still_serving(api)
+
+
+async def test_a_body_that_stalls_after_its_headers_gets_408(api: Api) -> None:
+    head = (
+        "POST /v1/search HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        f"Authorization: Bearer {TOKEN}\r\nContent-Type: application/json\r\n"
+        "Content-Length: 1000\r\n\r\n"
+    )
+    reader, writer = await asyncio.open_connection(*address(api))
+    try:
+        started = time.monotonic()
+        writer.write(head.encode() + b'{"query": "st')
+        answer = await asyncio.wait_for(reader.read(65536), BODY_S + 3)
+        assert status_of(answer) == 408, answer[:300]
+        assert b"request_timeout" in answer
+        assert time.monotonic() - started < BODY_S + 2
+        # aiohttp then reads what is left of the body for up to 10 s (lingering close), and
+        # closes the connection whether it came or not.
+        await closed_within(reader, 12)
+    finally:
+        writer.close()
+    await still_serving(api)
+
+
+async def test_hundreds_of_idle_connections_block_nobody_and_are_closed(api: Api) -> None:
+    idle = [await asyncio.open_connection(*address(api)) for _ in range(300)]
+    try:
+        await still_serving(api)
+        # Half of them start a request and never finish it.
+        for _, writer in idle[::2]:
+            writer.write(b"GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        await still_serving(api)
+        times = await asyncio.gather(*(closed_within(reader, IDLE_S + 5) for reader, _ in idle))
+        assert max(times) < IDLE_S + 5
+    finally:
+        for _, writer in idle:
+            writer.close()
+    await still_serving(api)
+
+
+async def test_a_keep_alive_connection_serves_requests_then_closes_when_idle(api: Api) -> None:
+    reader, writer = await asyncio.open_connection(*address(api))
+    request = b"GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+    try:
+        for _ in range(3):
+            writer.write(request)
+            await writer.drain()
+            head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 2)
+            assert head.startswith(b"HTTP/1.1 200")
+            length = int(head.lower().split(b"content-length: ")[1].split(b"\r\n")[0])
+            await reader.readexactly(length)
+        await closed_within(reader, IDLE_S + 3)
+    finally:
+        writer.close()
+
+
+# --- malformed HTTP -------------------------------------------------------------------------
+
+GET = "GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+POST = f"POST /v1/search HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {TOKEN}\r\n"
+MALFORMED = {
+    "TLS hello on the plain port": b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03" + bytes(64),
+    "binary garbage": bytes(range(256)) * 4,
+    "no HTTP version": b"GET /v1/health\r\n\r\n",
+    "unknown method": b"BREW /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
+    "NUL in a header": (GET + "X-Test: a\x00b\r\n\r\n").encode(),
+    "header line without colon": (GET + "Nonsense\r\n\r\n").encode(),
+    "header of 64 KiB": (GET + "X-Big: " + "a" * 65536 + "\r\n\r\n").encode(),
+    "500 headers": (GET + "".join(f"X-{i}: {i}\r\n" for i in range(500)) + "\r\n").encode(),
+    "URL of 64 KiB": b"GET /v1/notes/" + b"a" * 65536 + b" HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
+    "invalid UTF-8 in the URL": b"GET /v1/notes/%ff%fe%fd.md HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+    + f"Authorization: Bearer {TOKEN}\r\n\r\n".encode(),
+    "raw bytes in the URL": b"GET /v1/notes/\xff\xfe.md HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
+    "HTTP/1.0 without Host": b"GET /v1/health HTTP/1.0\r\n\r\n",
+    "Content-Length and chunked (smuggling)": (
+        POST + "Content-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"
+    ).encode(),
+    "two different Content-Lengths": (
+        POST + "Content-Length: 2\r\nContent-Length: 20\r\n\r\n{}"
+    ).encode(),
+    "negative Content-Length": (POST + "Content-Length: -1\r\n\r\n").encode(),
+    "Content-Length not a number": (POST + "Content-Length: 1e3\r\n\r\n").encode(),
+    "chunk size not hex": (
+        POST + "Transfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n"
+    ).encode(),
+    "chunk size overflowing": (
+        POST + "Transfer-Encoding: chunked\r\n\r\nffffffffffffffffffffffff\r\n{}\r\n"
+    ).encode(),
+    "unknown transfer coding": (POST + "Transfer-Encoding: gzip\r\n\r\n{}").encode(),
+    "chunked body over the limit": (
+        POST
+        + "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+        + "".join(f"{4096:x}\r\n{'x' * 4096}\r\n" for _ in range(LIMIT // 4096 + 2))
+        + "0\r\n\r\n"
+    ).encode(),
+}
+
+
+@pytest.mark.parametrize("case", MALFORMED, ids=str)
+async def test_malformed_http_is_refused_cleanly(api: Api, case: str) -> None:
+    answer = await raw(api, MALFORMED[case], wait_s=IDLE_S + 3)
+    status = status_of(answer)
+    assert status == 0 or 400 <= status < 500, answer[:300]
+    assert b"Traceback" not in answer
+    await still_serving(api)
+
+
+async def test_a_valid_request_pipelined_with_garbage_is_refused_cleanly(api: Api) -> None:
+    data = (GET + "\r\n").encode() + b"\x00\x01garbage\r\n\r\n"
+    answer = await raw(api, data, wait_s=IDLE_S + 3)
+    # Answered then cut, or refused whole (aiohttp's parser sees the garbage first): no 5xx.
+    assert answer.startswith((b"HTTP/1.1 200", b"HTTP/1.0 400", b"HTTP/1.1 400")), answer[:200]
+    assert b" 500 " not in answer
+    await still_serving(api)
+
+
+# --- malformed bodies -----------------------------------------------------------------------
+
+BODIES = {
+    "top-level array": b"[]",
+    "top-level null": b"null",
+    "top-level string": b'"sourdough"',
+    "top-level number": b"42",
+    "lone surrogate": b'{"query": "\\ud800"}',
+    "invalid UTF-8 in a string": b'{"query": "\xff\xfe"}',
+    "number too large": b'{"query": "x", "limit": 1e999}',
+    "NaN": b'{"query": "x", "limit": NaN}',
+    "duplicate keys": b'{"query": "a", "query": "b", "limit": 1}',
+    "byte order mark": b'\xef\xbb\xbf{"query": "sourdough"}',
+    "trailing data": b'{"query": "x"} {"query": "y"}',
+    "a million-digit number": b'{"query": "x", "limit": ' + b"9" * 1_000_000 + b"}",
+    "deep object": b'{"query": "x", "tags": ' + b'{"a":' * 5_000 + b"1" + b"}" * 5_000 + b"}",
+}
+
+
+@pytest.mark.parametrize("case", BODIES, ids=str)
+async def test_malformed_json_is_a_client_error(api: Api, case: str) -> None:
+    headers = {**AUTH, "Content-Type": "application/json"}
+    async with api.session.post(
+        api.url("/v1/search"), data=BODIES[case], headers=headers
+    ) as response:
+        text = await response.text()
+    assert response.status in (200, 400, 413, 422), (response.status, text[:300])
+    if response.status != 200:
+        assert json.loads(text)["error"]["code"]
+    await still_serving(api)
+
+
+@pytest.mark.parametrize("encoding", ["gzip", "deflate"])
+async def test_a_compressed_body_bomb_is_stopped_at_the_limit(api: Api, encoding: str) -> None:
+    inflated = b'{"query": "' + b" " * (64 * 1024 * 1024) + b'"}'  # 64 MiB of spaces
+    bomb = gzip.compress(inflated, 9) if encoding == "gzip" else zlib.compress(inflated, 9)
+    assert len(bomb) < 1024 * 1024
+    headers = {**AUTH, "Content-Type": "application/json", "Content-Encoding": encoding}
+    started = time.monotonic()
+    async with api.session.post(api.url("/v1/search"), data=bomb, headers=headers) as response:
+        text = await response.text()
+    assert response.status in (400, 413, 415), (response.status, text[:300])
+    assert time.monotonic() - started < 5
+    await still_serving(api)
+
+
+async def test_the_token_is_accepted_from_the_authorization_header_only(api: Api) -> None:
+    for url, headers in (
+        (f"/v1/index?token={TOKEN}", {}),
+        (f"/v1/index?access_token={TOKEN}", {}),
+        ("/v1/index", {"Cookie": f"token={TOKEN}"}),
+        ("/v1/index", {"X-Api-Key": TOKEN}),
+        ("/v1/index", {"Proxy-Authorization": f"Bearer {TOKEN}"}),
+    ):
+        async with api.session.get(api.url(url), headers=headers) as response:
+            assert response.status == 401, (url, headers)
+            assert TOKEN not in await response.text()
+
+
+# --- the token file -------------------------------------------------------------------------
+
+
+async def test_the_token_file_is_0600_in_a_0700_folder_whatever_the_umask(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("VAULT_AGENT_TOKEN", raising=False)
+    old = os.umask(0)
+    try:
+        token = resolve_token(Settings(vault=tmp_path, config_dir=tmp_path / "config"))
+    finally:
+        os.umask(old)
+    assert token.path is not None
+    assert stat.S_IMODE(token.path.stat().st_mode) == 0o600
+    assert stat.S_IMODE(token.path.parent.stat().st_mode) == 0o700
+    assert [p.name for p in token.path.parent.iterdir()] == ["token"]  # no temporary left
