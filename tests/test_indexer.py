@@ -194,6 +194,29 @@ def test_graph_survives_a_restart_without_reparsing(
     index.store = reopened.store  # the fixture closes it again; closing twice must be harmless
 
 
+def test_switching_the_embedding_model_reembeds_every_note_once(
+    vault: Path, tmp_path: Path, embedder: MiniLmEmbedder, sparse: Bm25Encoder
+) -> None:
+    # Vectors of two models must never be mixed in one index: the model is stored with each
+    # chunk, and a note embedded by another model counts as changed.
+    settings = Settings(vault=vault, data_dir=tmp_path / "switch")
+    packaged = CountingEmbedder(MiniLmEmbedder(variant="packaged"))
+    with VaultIndex(settings, embedder=packaged, sparse=sparse) as first:
+        first.indexer.sync()
+        chunks = first.store.count(SearchFilter())
+    switched = CountingEmbedder(embedder)
+    with VaultIndex(settings, embedder=switched, sparse=sparse) as second:
+        report = second.indexer.sync()
+        assert report.indexed == note_count(vault)
+        assert switched.embedded == chunks
+        assert {c.embedding_model for c in second.store.scroll(SearchFilter())} == {
+            embedder.model_name
+        }
+        switched.embedded = 0
+        second.indexer.sync()
+        assert switched.embedded == 0
+
+
 def test_index_data_lives_outside_the_vault(index: VaultIndex, vault: Path) -> None:
     before = sorted(p.relative_to(vault).as_posix() for p in vault.rglob("*"))
     shutil.copytree(EXAMPLE_VAULT, vault.parent / "pristine")

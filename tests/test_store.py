@@ -453,6 +453,7 @@ def big_chunks() -> list[EmbeddedChunk]:
             mtime=float(note),
             size=note,
             content_hash=f"h{note}",
+            embedding_model="model-a",
         )
         chunks.append(
             EmbeddedChunk(
@@ -477,6 +478,7 @@ def test_file_states_at_20k_points(store: Store, big_chunks: list[EmbeddedChunk]
         "size": 42,
         "chunk_count": 10,
         "stored_chunks": 10,
+        "embedding_model": "model-a",
     }
     assert store.count() == len(big_chunks)
     # Scrolling crosses page boundaries without losing or repeating points.

@@ -34,7 +34,8 @@ from vault_agent.agent.events import (
 from vault_agent.agent.loop import AgentRequest, run_agent
 from vault_agent.agent.prompts import ActiveNote, neighbourhood_of
 from vault_agent.agent.reader import ToolsContext
-from vault_agent.config import Settings
+from vault_agent.config import EmbeddingVariant, Settings
+from vault_agent.index.embedder import MiniLmEmbedder
 from vault_agent.index.errors import StoreError
 from vault_agent.index.indexer import IndexProgress, SyncReport
 from vault_agent.index.search import SearchHit
@@ -364,6 +365,10 @@ def eval_command(
     cache_dir: Annotated[
         Path | None, typer.Option(help="Dense vector cache (default: user cache dir).")
     ] = None,
+    embedding: Annotated[
+        EmbeddingVariant | None,
+        typer.Option(help="Embedding variant (default: the index.embedding setting)."),
+    ] = None,
 ) -> None:
     """Measure retrieval: BEIR nDCG/recall/MRR, or note-level recall on a question file."""
     # Imported here: only this command needs the evaluation package.
@@ -374,8 +379,12 @@ def eval_command(
     try:
         # Checked before the progress bars start drawing.
         options = eval_options(path, vault, split, max_docs, mode, cache_dir)
+        index_settings = Settings().index
+        if embedding is not None:
+            index_settings = index_settings.model_copy(update={"embedding": embedding})
+        embedder = MiniLmEmbedder.from_settings(index_settings)
         with progress_bars(errors) as on_progress:
-            result = run_eval(options, on_progress=on_progress)
+            result = run_eval(options, embedder=embedder, on_progress=on_progress)
     except (ValueError, FileNotFoundError, StoreError) as error:
         errors.print(f"[red]error:[/red] {error}")
         raise typer.Exit(2) from error

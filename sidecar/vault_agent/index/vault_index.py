@@ -30,9 +30,7 @@ class VaultIndex:
         if not settings.vault_root.is_dir():
             raise FileNotFoundError(f"vault folder not found: {settings.vault_root}")
         self.settings = settings
-        self.embedder = embedder or MiniLmEmbedder(
-            batch_size=settings.index.embed_batch_size, threads=settings.index.embed_threads
-        )
+        self.embedder = embedder or MiniLmEmbedder.from_settings(settings.index)
         self.sparse = sparse or Bm25Encoder()
         self.store = open_store(settings)
         self.graph = LinkGraph()

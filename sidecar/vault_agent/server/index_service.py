@@ -93,10 +93,7 @@ class IndexHolder:
 
     def _open(self) -> VaultIndex:
         if self._embedder is None:
-            index_settings = self.settings.index
-            self._embedder = MiniLmEmbedder(
-                batch_size=index_settings.embed_batch_size, threads=index_settings.embed_threads
-            )
+            self._embedder = MiniLmEmbedder.from_settings(self.settings.index)
         if self._sparse is None:
             self._sparse = Bm25Encoder()
         return VaultIndex(self.settings, embedder=self._embedder, sparse=self._sparse)
