@@ -6,6 +6,11 @@ query) by handing each request, parsed into qdrant-client's own REST models, to
 `QdrantClient(":memory:")`, the client's in-process implementation of the server. The sidecar
 thus runs its real server code path: qdrant-client, httpx, a socket.
 
+Like a real server it can require an API key (``api_key=``, and ``read_only_api_key=`` for a key
+that may only read): a request without one, or with another, gets Qdrant's 401, a write with
+the read-only key its 403. With ``tls=`` (see `make_certificates`, which runs the ``openssl``
+command-line tool) it serves HTTPS instead of HTTP.
+
 `FaultProxy` sits between the two and fails the ways a network and a server do:
 
 - ``refuse()``: nothing listens any more and open connections are dropped (a server that went
@@ -23,10 +28,14 @@ from __future__ import annotations
 import contextlib
 import json
 import socket
+import ssl
+import subprocess
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, TypeAdapter
@@ -37,22 +46,108 @@ _POINTS_SELECTOR: TypeAdapter[Any] = TypeAdapter(m.PointsSelector)
 _INSERT: TypeAdapter[Any] = TypeAdapter(m.PointInsertOperations)
 
 
+@dataclass(frozen=True)
+class Certificates:
+    """PEM files made by `make_certificates`: a CA, and a server certificate it signed."""
+
+    ca: Path
+    ca_key: Path
+    cert: Path
+    key: Path
+
+
+#: Extensions a strict verifier (Python 3.13's X509_STRICT) expects of a CA and a server.
+_OPENSSL_CONFIG = """\
+[req]
+distinguished_name = dn
+prompt = no
+[dn]
+CN = placeholder
+[ca]
+basicConstraints = critical, CA:TRUE
+keyUsage = critical, keyCertSign, cRLSign
+subjectKeyIdentifier = hash
+[server]
+basicConstraints = critical, CA:FALSE
+keyUsage = critical, digitalSignature
+extendedKeyUsage = serverAuth
+subjectAltName = {names}
+subjectKeyIdentifier = hash
+authorityKeyIdentifier = keyid
+"""
+
+
+def make_certificates(
+    folder: Path, hosts: Sequence[str] = ("127.0.0.1", "localhost"), ca: Certificates | None = None
+) -> Certificates:
+    """A server certificate for `hosts` (IP addresses or DNS names), signed by a CA made here
+    too unless `ca` is given, with the ``openssl`` command-line tool (EC keys: fast)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    names = ", ".join(f"IP:{h}" if h.replace(".", "").isdigit() else f"DNS:{h}" for h in hosts)
+    config = folder / "openssl.cnf"
+    config.write_text(_OPENSSL_CONFIG.format(names=names), encoding="utf-8")
+    ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+
+    def openssl(*args: str) -> None:
+        subprocess.run(["openssl", *args], check=True, capture_output=True, timeout=30)
+
+    if ca is None:
+        ca_pem, ca_key = folder / "ca.pem", folder / "ca.key"
+        openssl(
+            *("req", "-x509", "-new", "-config", str(config), "-extensions", "ca", *ec),
+            *("-keyout", str(ca_key), "-out", str(ca_pem), "-days", "2"),
+            *("-subj", "/CN=vault-agent test CA"),
+        )
+    else:
+        ca_pem, ca_key = ca.ca, ca.ca_key
+    key, csr, cert = folder / "server.key", folder / "server.csr", folder / "server.pem"
+    openssl(
+        *("req", "-new", "-config", str(config), *ec, "-keyout", str(key), "-out", str(csr)),
+        *("-subj", f"/CN={hosts[0]}"),
+    )
+    openssl(
+        *("x509", "-req", "-in", str(csr), "-CA", str(ca_pem), "-CAkey", str(ca_key)),
+        *("-set_serial", str(time.time_ns()), "-days", "2", "-out", str(cert)),
+        *("-extfile", str(config), "-extensions", "server"),
+    )
+    return Certificates(ca=ca_pem, ca_key=ca_key, cert=cert, key=key)
+
+
 class FakeQdrant:
     """Qdrant's REST API (the part `ServerStore` uses) over an in-memory qdrant-client."""
 
-    def __init__(self) -> None:
+    def __init__(
+        self,
+        *,
+        api_key: str | None = None,
+        read_only_api_key: str | None = None,
+        tls: Certificates | None = None,
+    ) -> None:
         self.client = QdrantClient(":memory:")
         self.lock = threading.Lock()  # the in-memory client is not thread-safe
         self.requests = 0
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
+        #: Payload indexes created, per collection, as `GET /collections/{name}` reports them.
+        self.payload_indexes: dict[str, dict[str, m.PayloadIndexInfo]] = {}
+        self.api_key = api_key
+        self.read_only_api_key = read_only_api_key
+        #: Requests answered 401 or 403, and TLS handshakes that failed.
+        self.refused = 0
+        self.handshake_failures = 0
+        self.tls = tls
+        self._server = _Server(("127.0.0.1", 0), _handler(self))
         self._server.daemon_threads = True
+        if tls is not None:
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(tls.cert, tls.key)
+            self._server.ssl_context = context
+            self._server.on_handshake_failure = self._handshake_failed
         self.port = self._server.server_address[1]
         self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,))
         self._thread.daemon = True
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        return f"{'https' if self.tls else 'http'}://127.0.0.1:{self.port}"
 
     def start(self) -> FakeQdrant:
         self._thread.start()
@@ -62,6 +157,31 @@ class FakeQdrant:
         self._server.shutdown()
         self._server.server_close()
         self.client.close()
+
+    def refusal(self, method: str, path: str, headers: Any) -> tuple[int, str] | None:
+        """Qdrant's answer to a request its API keys do not allow, or None when allowed.
+
+        Like Qdrant, the key comes in the ``api-key`` header or as a bearer token; a missing
+        or unknown key is a 401 and a write with the read-only key a 403."""
+        if self.api_key is None and self.read_only_api_key is None:
+            return None
+        bearer = headers.get("Authorization", "")
+        key = headers.get("api-key") or (bearer[7:] if bearer.startswith("Bearer ") else None)
+        if key is None:
+            return 401, "Must provide an API key or an Authorization bearer token"
+        if key == self.api_key:
+            return None
+        if key == self.read_only_api_key:
+            rest = path.split("?")[0].strip("/").split("/", 2)[2:]
+            reads = {"points/scroll", "points/count", "points/query", "exists", ""}
+            if method == "GET" or (method == "POST" and rest and rest[0] in reads):
+                return None
+            return 403, "Write access denied: this key is read-only"
+        return 401, "Invalid API key or JWT"
+
+    def _handshake_failed(self) -> None:
+        with self.lock:
+            self.handshake_failures += 1
 
     def answer(self, method: str, path: str, body: dict[str, Any]) -> Any:
         """The `result` of one REST call."""
@@ -83,10 +203,19 @@ class FakeQdrant:
                         sparse_vectors_config=create.sparse_vectors,
                     )
                 case "GET", "":
-                    return client.get_collection(name)
+                    info = client.get_collection(name)
+                    # The in-memory engine keeps no payload indexes; a server lists them.
+                    info.payload_schema = dict(self.payload_indexes.get(name, {}))
+                    return info
                 case "PUT", "index":
                     index = m.CreateFieldIndex.model_validate(body)
-                    return client.create_payload_index(name, index.field_name, index.field_schema)
+                    result = client.create_payload_index(name, index.field_name, index.field_schema)
+                    if isinstance(index.field_schema, m.PayloadSchemaType):
+                        indexes = self.payload_indexes.setdefault(name, {})
+                        indexes[index.field_name] = m.PayloadIndexInfo(
+                            data_type=index.field_schema, points=0
+                        )
+                    return result
                 case "PUT", "points":
                     insert = _INSERT.validate_python(body)
                     return client.upsert(name, points=insert.points)
@@ -138,6 +267,27 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
+class _Server(ThreadingHTTPServer):
+    """An HTTP server that speaks TLS when given a context. The handshake runs in the
+    connection's own thread, so a client that rejects the certificate blocks nobody."""
+
+    ssl_context: ssl.SSLContext | None = None
+    on_handshake_failure: Callable[[], None] | None = None
+
+    def finish_request(self, request: Any, client_address: Any) -> None:
+        if self.ssl_context is None:
+            super().finish_request(request, client_address)
+            return
+        try:
+            tls = self.ssl_context.wrap_socket(request, server_side=True)
+        except OSError:  # ssl.SSLError included: the client refused our certificate
+            if self.on_handshake_failure is not None:
+                self.on_handshake_failure()
+            return
+        with tls:
+            super().finish_request(tls, client_address)
+
+
 def _handler(qdrant: FakeQdrant) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"  # keep-alive, as a real server
@@ -145,6 +295,13 @@ def _handler(qdrant: FakeQdrant) -> type[BaseHTTPRequestHandler]:
         def _serve(self) -> None:
             length = int(self.headers.get("Content-Length") or 0)
             raw = self.rfile.read(length) if length else b""
+            refused = qdrant.refusal(self.command, self.path, self.headers)
+            if refused is not None:
+                with qdrant.lock:
+                    qdrant.refused += 1
+                # Qdrant answers auth failures in plain text, not in its JSON error shape.
+                self._send(refused[0], "text/plain", refused[1].encode())
+                return
             try:
                 result = qdrant.answer(self.command, self.path, json.loads(raw) if raw else {})
                 status, body = 200, {"result": _jsonable(result), "status": "ok", "time": 0.0}
@@ -152,9 +309,11 @@ def _handler(qdrant: FakeQdrant) -> type[BaseHTTPRequestHandler]:
                 status, body = 404, {"status": {"error": f"Not found: {error}"}, "time": 0.0}
             except Exception as error:  # what a server says about a request it can't do
                 status, body = 400, {"status": {"error": repr(error)}, "time": 0.0}
-            data = json.dumps(body).encode()
+            self._send(status, "application/json", json.dumps(body).encode())
+
+        def _send(self, status: int, content_type: str, data: bytes) -> None:
             self.send_response(status)
-            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Type", content_type)
             self.send_header("Content-Length", str(len(data)))
             self.end_headers()
             self.wfile.write(data)

@@ -28,13 +28,28 @@ class StoreSettings(BaseModel):
 
     url: str | None = Field(
         default=None,
-        description="Qdrant server or cluster URL; unset means the embedded Qdrant Edge engine.",
+        description="Qdrant server or cluster URL with its scheme (http:// or https://), e.g. "
+        "https://qdrant.example.com:6333; unset means the embedded Qdrant Edge engine.",
     )
-    api_key: SecretStr | None = Field(default=None, description="Qdrant API key (server mode).")
+    api_key: SecretStr | None = Field(
+        default=None,
+        description="Qdrant API key (server mode); unset: the QDRANT_API_KEY environment "
+        "variable, if any.",
+    )
+    ca_cert: Path | None = Field(
+        default=None,
+        description="PEM file of the CA certificate(s) that signed an https server's "
+        "certificate (self-signed or company CA). Unset: the public CAs (certifi), or the "
+        "file named by SSL_CERT_FILE.",
+    )
     collection: str | None = Field(
-        default=None, description="Collection name; defaults to one per vault."
+        default=None,
+        description="Collection name; defaults to one per vault (vault-agent-<folder>-<hash "
+        "of its path>).",
     )
-    timeout_s: float = Field(default=10.0, gt=0, description="Server request timeout.")
+    timeout_s: float = Field(
+        default=10.0, gt=0, description="Server request timeout, rounded up to whole seconds."
+    )
     path: Path | None = Field(
         default=None, description="Edge shard folder; defaults to the user data dir."
     )
@@ -167,5 +182,7 @@ class Settings(BaseSettings):
 
     @property
     def collection_name(self) -> str:
-        """The Qdrant collection for this vault (server mode)."""
+        """The Qdrant collection for this vault (server mode): `store.collection` if set, else
+        derived from the vault's absolute path, so vaults sharing a server never share a
+        collection and a vault finds its own again."""
         return self.store.collection or f"vault-agent-{self.vault_slug}"

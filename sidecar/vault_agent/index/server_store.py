@@ -1,17 +1,21 @@
 """`ServerStore`: the scale-out `Store`, a Qdrant server or cluster reached with qdrant-client.
 
 `ServerStore.connect` holds everything a real server needs (URL with http/https, API key,
-timeout, REST rather than gRPC). Tests hand the same class `QdrantClient(":memory:")`, the
-client's in-process implementation of the server API, so both paths run the same code below.
+a custom CA certificate for TLS, timeout, REST rather than gRPC). Tests hand the same class
+`QdrantClient(":memory:")`, the client's in-process implementation of the server API, so both
+paths run the same code below; tests/test_qdrant_server_config.py runs `connect` over real
+sockets (HTTPS, API keys). Deployment: docs/qdrant-server.md.
 Network and server failures surface as `StoreUnavailableError` naming the URL.
 """
 
 from __future__ import annotations
 
 import math
+import ssl
 import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -71,10 +75,39 @@ class ServerStore:
 
     @classmethod
     def connect(
-        cls, url: str, api_key: str | None, collection: str, timeout_s: float = 10.0
+        cls,
+        url: str,
+        api_key: str | None,
+        collection: str,
+        timeout_s: float = 10.0,
+        *,
+        ca_cert: Path | None = None,
     ) -> ServerStore:
         """Connect to the server at `url` (e.g. "https://xyz.cloud.qdrant.io:6333") and open
-        or create `collection`. Without a port in the URL the client uses Qdrant's 6333."""
+        or create `collection`. Without a port in the URL the client uses Qdrant's 6333.
+
+        `ca_cert` is a PEM file of the CA certificate(s) that signed an https server's
+        certificate (a self-signed or company CA); it replaces the public CAs for this
+        connection. Without it, httpx's defaults apply (certifi's CAs, or the file named by
+        `SSL_CERT_FILE`)."""
+        scheme = url.split("://", 1)[0].lower() if "://" in url else ""
+        if scheme not in ("http", "https"):
+            # Without a scheme qdrant-client guesses one (https only when there is an API
+            # key), which makes the same URL mean two things.
+            raise StoreError(
+                f"invalid Qdrant URL {url!r}: it must start with http:// or https:// "
+                "(e.g. http://localhost:6333)"
+            )
+        tls: dict[str, Any] = {}
+        if ca_cert is not None:
+            if scheme != "https":
+                raise StoreError(
+                    f"store.ca_cert is set but the Qdrant URL {url} is plain http: "
+                    "use https:// (or unset store.ca_cert)"
+                )
+            # qdrant-client hands unknown keyword arguments to httpx.Client; httpx 0.28 takes
+            # an SSLContext for `verify` (a path there is deprecated).
+            tls["verify"] = _ca_context(ca_cert)
         try:
             client = QdrantClient(
                 url=url,
@@ -86,6 +119,7 @@ class ServerStore:
                 # Its version check runs in a background thread and only warns; the first
                 # real request below reports an unreachable server properly.
                 check_compatibility=False,
+                **tls,
             )
         except ValueError as exc:  # bad scheme, url plus host, ...
             raise StoreError(f"invalid Qdrant URL {url!r}: {exc}") from exc
@@ -320,10 +354,16 @@ class ServerStore:
 def _response_error(url: str, exc: UnexpectedResponse) -> StoreError:
     """A refused request: auth and server-side failures mean the store is unavailable."""
     status = exc.status_code
-    if status in (401, 403):
+    if status == 401:
         return StoreUnavailableError(
-            f"Qdrant at {url} refused the request ({status}): check the API key "
+            f"Qdrant at {url} refused the request ({_short(exc)}): check the API key "
             "(store.api_key or QDRANT_API_KEY)."
+        )
+    if status == 403:
+        # Qdrant's answer to a read-only key (or a JWT without the rights) asked to write.
+        return StoreUnavailableError(
+            f"Qdrant at {url} refused the request ({_short(exc)}): check the API key "
+            "(store.api_key or QDRANT_API_KEY); indexing needs a read-write key."
         )
     if status is None or status >= 500 or status == 429:
         return StoreUnavailableError(f"Qdrant at {url} is unavailable: {_short(exc)}")
@@ -336,7 +376,49 @@ def _short(exc: UnexpectedResponse) -> str:
 
 
 def _reason(exc: BaseException) -> str:
-    return str(exc) or type(exc).__name__
+    """The failure's own words, plus what to do when it is a TLS problem."""
+    return (str(exc) or type(exc).__name__) + _tls_hint(exc)
+
+
+def _tls_hint(exc: BaseException) -> str:
+    """Advice for the TLS failures a configuration causes. httpx keeps the `ssl` error as the
+    cause (or context) of its own, so the chain is walked."""
+    seen: BaseException | None = exc
+    for _ in range(10):  # a chain is short; the bound guards against cycles
+        if seen is None:
+            return ""
+        if isinstance(seen, ssl.SSLCertVerificationError):
+            if seen.verify_code in _NAME_MISMATCH:
+                return (
+                    ". The server's TLS certificate was issued for another host name or "
+                    "address: use one it names in store.url"
+                )
+            return (
+                ". The server's TLS certificate is not trusted: set store.ca_cert to the "
+                "PEM file of the CA that signed it"
+            )
+        if isinstance(seen, ssl.SSLError) and "WRONG_VERSION_NUMBER" in str(seen):
+            return ". The server does not speak TLS: use http:// in store.url"
+        seen = seen.__cause__ or seen.__context__
+    return ""
+
+
+#: OpenSSL's verify codes for a certificate that does not name the host connected to
+#: (X509_V_ERR_HOSTNAME_MISMATCH, X509_V_ERR_IP_ADDRESS_MISMATCH).
+_NAME_MISMATCH = (62, 64)
+
+
+def _ca_context(ca_cert: Path) -> ssl.SSLContext:
+    """A client TLS context trusting only the CA certificate(s) in the PEM file `ca_cert`."""
+    path = ca_cert.expanduser()
+    if path.is_dir():
+        raise StoreError(
+            f"store.ca_cert must be a PEM file of CA certificates, not a folder: {path}"
+        )
+    try:
+        return ssl.create_default_context(cafile=str(path))
+    except (OSError, ValueError) as exc:  # missing file, unreadable, no certificate in it
+        raise StoreError(f"cannot use store.ca_cert {path}: {exc}") from exc
 
 
 def _point(chunk: EmbeddedChunk) -> m.PointStruct:

@@ -1,7 +1,7 @@
 """`open_store`: the one place where the store implementation is chosen from the settings.
 
 No `store.url`: Qdrant Edge in this vault's data folder (the default, nothing to run).
-With `store.url`: a Qdrant server or cluster, one collection per vault.
+With `store.url`: a Qdrant server or cluster, one collection per vault (docs/qdrant-server.md).
 """
 
 from __future__ import annotations
@@ -29,9 +29,12 @@ def open_store(settings: Settings) -> Store:
     from vault_agent.index.server_store import ServerStore
 
     key = settings.store.api_key
+    api_key = key.get_secret_value() if key is not None else os.environ.get(API_KEY_ENV)
     return ServerStore.connect(
         settings.store.url,
-        api_key=key.get_secret_value() if key is not None else os.environ.get(API_KEY_ENV),
+        # An empty variable (`QDRANT_API_KEY=`) means no key, not an empty `api-key` header.
+        api_key=api_key or None,
         collection=settings.collection_name,
         timeout_s=settings.store.timeout_s,
+        ca_cert=settings.store.ca_cert,
     )
