@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import shutil
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Protocol
 
@@ -73,10 +74,17 @@ class MiniLmEmbedder:
     ) -> None:
         self.model_name = MODEL_NAMES[variant]
         _register_model(self.model_name)
-        # Dynamic quantisation scales activations over the whole input tensor, so in a batch
-        # a text's vector would depend on its neighbours (cosine ~0.998 between runs). One
-        # text per run keeps vectors reproducible, needs no padding, and measured as fast.
-        self.batch_size = 1 if variant == "dynamic-int8" else batch_size
+        self.batch_size = batch_size
+        self._workers: ThreadPoolExecutor | None = None
+        if variant == "dynamic-int8":
+            # Dynamic quantisation scales activations over the whole input tensor, so in a
+            # batch a text's vector would depend on its neighbours (cosine ~0.998 between
+            # runs). So: one text per run, which also needs no padding, and one single-threaded
+            # run per core in parallel, which beats intra-op threads on inputs this small
+            # (measured: docs/performance.md).
+            self.batch_size = 1
+            self._workers = ThreadPoolExecutor(threads or _cores(), "embed")
+            threads = 1
         self._model = TextEmbedding(
             self.model_name,
             specific_model_path=str(_model_dir(variant)),
@@ -90,9 +98,12 @@ class MiniLmEmbedder:
         return cls(settings.embed_batch_size, settings.embed_threads, settings.embedding)
 
     def embed_documents(self, texts: Sequence[str]) -> list[Vector]:
-        """Embed passages. Sorted by length first so each batch pads to similar lengths."""
+        """Embed passages: one per run on the worker threads, or (packaged variant) in
+        batches of texts sorted by length, so each batch pads to similar lengths."""
         if not texts:
             return []
+        if self._workers is not None:
+            return list(self._workers.map(self._embed_one, texts))
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         vectors = self._model.embed([texts[i] for i in order], batch_size=self.batch_size)
         result: list[Vector | None] = [None] * len(texts)
@@ -103,6 +114,16 @@ class MiniLmEmbedder:
     def embed_query(self, text: str) -> Vector:
         """Embed one query (this model uses no query prefix)."""
         return np.asarray(next(iter(self._model.query_embed(text))), dtype=np.float32)
+
+    def _embed_one(self, text: str) -> Vector:
+        return np.asarray(next(iter(self._model.embed([text], batch_size=1))), dtype=np.float32)
+
+
+def _cores() -> int:
+    """CPU cores this process may use (the affinity mask, where the OS has one)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
 
 
 _registered: set[str] = set()
