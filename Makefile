@@ -5,7 +5,7 @@ UV := python3 -m uv
 VAULT := examples/vault
 QUESTION := When did I last feed the sourdough starter?
 
-.PHONY: setup demo test lint test-python bench plugin-setup lint-plugin test-plugin test-e2e
+.PHONY: setup demo test lint test-python bench bench-compare plugin-setup lint-plugin test-plugin test-e2e
 
 setup:
 	python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore "uv==$(UV_VERSION)"
@@ -30,6 +30,9 @@ bench: setup
 	$(UV) run python -m bench.agent_loop
 	$(UV) run python -m bench.server
 	$(UV) run python -m bench.load
+
+bench-compare: setup
+	$(UV) run --group compare python -m bench.compare
 
 # The Obsidian plugin (TypeScript, at the repository root: package.json, plugin/).
 # npm ci runs again only when package-lock.json changes; Chromium (Debian's, for the browser
