@@ -416,6 +416,14 @@ def test_file_states_report_hash_mtime_size_and_chunks(filled: Store) -> None:
     assert all(state.complete for state in states.values())
 
 
+def test_file_states_of_some_files_only(filled: Store) -> None:
+    other = sorted(ALL_FILES - {PLAN})[0]
+    states = filled.file_states(files=[PLAN, other, "not/indexed.md"])
+    assert set(states) == {PLAN, other}
+    assert states == {file: filled.file_states()[file] for file in (PLAN, other)}
+    assert filled.file_states(files=[]) == {}
+
+
 def test_file_states_detect_a_half_written_file(store: Store) -> None:
     note = NOTES[0]
     store.upsert([make_chunk(note, 0), make_chunk(note, 1)])  # chunk 2 of 3 never arrived

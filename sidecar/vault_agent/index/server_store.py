@@ -231,13 +231,17 @@ class ServerStore:
             )
         return result.count
 
-    def file_states(self, source: str | None = None) -> dict[str, FileState]:
-        """Every indexed file (of `source`, when given) with its hash, mtime, size and stored
-        chunk count. Asks only for the five small bookkeeping keys of each point, never bodies
-        or vectors."""
+    def file_states(
+        self, source: str | None = None, files: Sequence[str] | None = None
+    ) -> dict[str, FileState]:
+        """Every indexed file (of `source`; among `files`, when given) with its hash, mtime,
+        size, embedding model and stored chunk count. Reads only those bookkeeping keys of
+        each point, never bodies or vectors."""
         builder = FileStateBuilder()
         selector = m.PayloadSelectorInclude(include=list(STATE_FIELDS))
-        flt = _filter(SearchFilter(sources=[source] if source else []))
+        if files is not None and not files:
+            return {}
+        flt = _filter(SearchFilter(sources=[source] if source else [], files=list(files or ())))
         for payload in self._pages(flt, selector, STATE_PAGE, None):
             builder.add(payload)
         return builder.build()

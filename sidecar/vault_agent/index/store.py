@@ -174,9 +174,11 @@ class Store(Protocol):
     def count(self, search_filter: SearchFilter | None = None) -> int:
         """Exact number of points matching the filter."""
 
-    def file_states(self, source: str | None = None) -> dict[str, FileState]:
-        """Every indexed file (of `source`, when given) with its hash, mtime, size and how many
-        chunks are stored."""
+    def file_states(
+        self, source: str | None = None, files: Sequence[str] | None = None
+    ) -> dict[str, FileState]:
+        """Every indexed file (of `source`, and among `files`, when given) with its hash,
+        mtime, size, embedding model and how many chunks are stored."""
 
     def close(self) -> None:
         """Flush and release the store (locks, connections)."""
