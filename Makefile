@@ -5,7 +5,7 @@ UV := python3 -m uv
 VAULT := examples/vault
 QUESTION := When did I last feed the sourdough starter?
 
-.PHONY: setup demo test lint test-python bench bench-compare plugin-setup lint-plugin test-plugin test-e2e
+.PHONY: setup demo test lint test-python bench bench-scale bench-compare plugin-setup lint-plugin test-plugin test-e2e
 
 setup:
 	python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore "uv==$(UV_VERSION)"
@@ -30,6 +30,10 @@ bench: setup
 	$(UV) run python -m bench.agent_loop
 	$(UV) run python -m bench.server
 	$(UV) run python -m bench.load
+
+# About 25 minutes at the default sizes (1k, 10k and 50k notes): see docs/performance.md.
+bench-scale: setup
+	$(UV) run python -m bench.scale
 
 bench-compare: setup
 	$(UV) run --group compare python -m bench.compare

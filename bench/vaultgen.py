@@ -21,6 +21,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+#: Part of the cached vaults' names: bump when the same seed would write different files.
+GENERATOR_VERSION = 2
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared" / "data"
 SCIFACT = SHARED / "bench" / "scifact" / "corpus.jsonl"
@@ -225,7 +227,7 @@ def _hub(index: int, titles: list[str], tags: list[str], rng: random.Random) -> 
 
 
 def _safe_title(title: str) -> str:
-    return _UNSAFE.sub(" ", title).strip(" .")[:120] or "Untitled"
+    return _UNSAFE.sub(" ", title)[:120].strip(" .") or "Untitled"
 
 
 def _unique(title: str, used: set[str]) -> str:

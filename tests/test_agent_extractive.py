@@ -6,6 +6,7 @@ import re
 import shutil
 import socket
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from typer.testing import CliRunner
@@ -120,7 +121,9 @@ def test_cli_ask_answers_offline_with_the_extractive_profile(
 ) -> None:
     """The README's demo: a fresh index of examples/vault, no key, no Ollama."""
     # The session's models instead of loading them again (the same classes, just shared).
-    monkeypatch.setattr(vault_index_module, "MiniLmEmbedder", lambda **_: embedder)
+    monkeypatch.setattr(
+        vault_index_module, "MiniLmEmbedder", SimpleNamespace(from_settings=lambda _: embedder)
+    )
     monkeypatch.setattr(vault_index_module, "Bm25Encoder", lambda: sparse)
     monkeypatch.delenv("MISTRAL_API_KEY", raising=False)
     monkeypatch.setenv("OLLAMA_HOST", f"http://127.0.0.1:{_free_port()}")

@@ -32,8 +32,8 @@ from vault_agent.config import Settings
 from vault_agent.index.edge_store import EdgeStore
 
 CHILD = Path(__file__).with_name("crash_child.py")
-BATCH = 3  # chunks per write batch: many writes, so many places to die
-SEEDS = [101, 107, 111, 202, 303, 404]  # first kills: writes 10, 4 (half), 14, 13, 1, 2 of 15
+BATCH = 1  # chunks per write batch: many writes, so many places to die
+SEEDS = [101, 107, 111, 202, 303, 404]  # first kills: 7, 8 (half), 7, 13 (half), 2, 3 of 16
 KILLED = -9
 
 LONG = "\n\n".join(f"## Part {i}\n\n" + f"Paragraph {i} about tidal pools. " * 40 for i in range(4))

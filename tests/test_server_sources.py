@@ -156,17 +156,18 @@ async def test_a_question_only_an_added_source_answers_is_answered_and_cited(api
     assert events[-1][0] == "done", events[-1]
     link = f"[Skellig lighthouse log]({LOG_URL})"
     assert link in done["answer"] and "412 storm petrels" in done["answer"]
-    assert done["answer"].endswith(f"Sources:\n- {link}")
+    # The document is the first source; a note that only brushes the question (the example
+    # vault's Tidepool retro sits at cosine 0.20-0.22, at the extractive cut-off) may follow.
+    assert f"Sources:\n- {link}" in done["answer"]
     assert done["removed_citations"] == []
-    assert done["sources"] == [
-        {
-            "file": "field-notes://skellig-1904",
-            "title": "Skellig lighthouse log",
-            "heading": "",
-            "source": "field-notes",
-            "url": LOG_URL,
-        }
-    ]
+    assert done["sources"][0] == {
+        "file": "field-notes://skellig-1904",
+        "title": "Skellig lighthouse log",
+        "heading": "",
+        "source": "field-notes",
+        "url": LOG_URL,
+    }
+    assert not any(source["file"] == "field-notes://puffins" for source in done["sources"])
 
 
 async def test_citations_of_documents_are_checked_like_wikilinks(

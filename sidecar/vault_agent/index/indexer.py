@@ -108,6 +108,7 @@ class _Pending(BaseModel):
     chunks: list[Chunk]
     mtime: float
     size: int
+    stored: bool = Field(description="The store held some version of it when the sync began.")
 
 
 class Indexer:
@@ -381,7 +382,13 @@ class Indexer:
         self._cache[file] = CachedNote(
             content_hash=note.content_hash, aliases=note.aliases, links=note.links
         )
-        return _Pending(note=note, chunks=chunk_note(note), mtime=vault_file.mtime, size=len(raw))
+        return _Pending(
+            note=note,
+            chunks=chunk_note(note),
+            mtime=vault_file.mtime,
+            size=len(raw),
+            stored=state is not None,
+        )
 
     def _prepare_pdf(
         self, vault_file: VaultFile, state: FileState | None, report: SyncReport
@@ -417,6 +424,7 @@ class Indexer:
             chunks=chunk_note(ready.note),
             mtime=ready.vault_file.mtime,
             size=ready.vault_file.size,
+            stored=state is not None,
         )
 
     def _write_batch(self, batch: list[_Pending], report: SyncReport) -> None:
@@ -439,8 +447,12 @@ class Indexer:
                     )
                 )
                 position += 1
-        # Delete first: a file that shrank must not keep its old tail chunks.
-        self.store.delete_files([pending.note.file for pending in batch])
+        # Delete first: a file that shrank must not keep its old tail chunks. Files the store
+        # didn't hold have nothing to delete, and skipping them keeps a first index of a big
+        # vault from filtering the whole growing collection once per batch.
+        stored = [pending.note.file for pending in batch if pending.stored]
+        if stored:
+            self.store.delete_files(stored)
         self.store.upsert(points)
         for pending in batch:
             note = pending.note
