@@ -16,6 +16,7 @@ import pytest
 
 from conftest import EXAMPLE_VAULT
 from vault_agent.config import Settings
+from vault_agent.index import indexer as indexer_module
 from vault_agent.index.embedder import MiniLmEmbedder, Vector
 from vault_agent.index.sparse import Bm25Encoder
 from vault_agent.index.store import SearchFilter, point_id
@@ -88,6 +89,34 @@ def test_no_change_resync_embeds_nothing(index: VaultIndex, counting: CountingEm
     assert counting.embedded == 0
     assert report.indexed == 0
     assert report.unchanged == report.scanned
+
+
+def test_no_change_resync_reads_no_file(
+    vault: Path,
+    tmp_path: Path,
+    counting: CountingEmbedder,
+    sparse: Bm25Encoder,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # mtimes needing 17 significant digits, which Qdrant hands back with 16: the mtime/size
+    # shortcut must still hold, so an unchanged vault is neither read nor hashed.
+    needs_17_digits = (1795318135_134364100, 1795318135_788723500, 1795318135_228762100)
+    for number, path in enumerate(sorted(vault.rglob("*.md"))):
+        os.utime(path, ns=(needs_17_digits[number % 3],) * 2)
+    settings = Settings(vault=vault, data_dir=tmp_path / "reads")
+    with VaultIndex(settings, embedder=counting, sparse=sparse) as vault_index:
+        vault_index.indexer.sync()
+        reads: list[str] = []
+        real = indexer_module.resolve_in_vault
+
+        def counting_resolve(root: Path, file: str) -> Path:
+            reads.append(file)
+            return real(root, file)
+
+        monkeypatch.setattr(indexer_module, "resolve_in_vault", counting_resolve)
+        report = vault_index.indexer.sync()
+        assert reads == []
+        assert report.indexed == 0
 
 
 def test_touched_but_unchanged_note_is_not_reembedded(

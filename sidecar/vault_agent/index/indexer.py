@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
+import math
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -60,6 +61,8 @@ log = logging.getLogger(__name__)
 FileState_ = Literal["indexed", "skipped", "failed"]
 #: Watch mode: how long after a failed sync (a store outage) its files are tried again.
 WATCH_RETRY_MS = 2_000
+#: Stored and on-disk mtimes this close are the same (the store keeps 16 significant digits).
+MTIME_TOLERANCE_S = 1e-5
 
 
 class FileStatus(BaseModel):
@@ -549,7 +552,9 @@ class Indexer:
     def _unchanged_on_disk(self, state: FileState, vault_file: VaultFile) -> bool:
         return (
             self._current(state)
-            and state.mtime == vault_file.mtime
+            # Qdrant hands a float back with 16 significant digits: compared exactly, one
+            # file in eight failed the shortcut and was read and hashed on every sync.
+            and math.isclose(state.mtime, vault_file.mtime, rel_tol=0, abs_tol=MTIME_TOLERANCE_S)
             and state.size == vault_file.size
         )
 

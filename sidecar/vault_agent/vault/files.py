@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import errno
 import fnmatch
+import functools
 import os
+import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path, PurePosixPath
+from stat import S_ISREG
 
 from pydantic import BaseModel
 
@@ -51,9 +54,11 @@ def scan_vault(
     Notes that are symlinks which can't be followed (a loop, a missing target, a target
     outside the vault) are not yielded; with `problems`, they are put there with the reason."""
     root = root.resolve()
-    stack = [root]
+    # (folder, its vault-relative prefix): string joins, not pathlib, since a no-change
+    # re-sync of a big vault is mostly this loop.
+    stack: list[tuple[str, str]] = [(str(root), "")]
     while stack:
-        folder = stack.pop()
+        folder, prefix = stack.pop()
         try:
             entries = sorted(os.scandir(folder), key=lambda e: e.name, reverse=True)
         except OSError:
@@ -61,12 +66,12 @@ def scan_vault(
         for entry in entries:
             if entry.name.startswith("."):
                 continue
-            relative = PurePosixPath(Path(entry.path).relative_to(root)).as_posix()
+            relative = prefix + entry.name
             if is_ignored(relative, ignore):
                 continue
             try:
                 if entry.is_dir(follow_symlinks=False):
-                    stack.append(Path(entry.path))
+                    stack.append((entry.path, relative + "/"))
                     continue
                 problem = symlink_problem(Path(entry.path), root) if entry.is_symlink() else None
                 if problem is not None:
@@ -76,20 +81,29 @@ def scan_vault(
                 stat = entry.stat()  # follows a file symlink: we index what it points to
             except OSError:
                 continue  # deleted while scanning, dangling symlink, or a symlink loop
-            if not Path(entry.path).is_file():
+            if not S_ISREG(stat.st_mode):
                 continue
             yield VaultFile(file=relative, mtime=stat.st_mtime, size=stat.st_size)
 
 
 def is_ignored(relative: str, ignore: Sequence[str]) -> bool:
     """True when a vault-relative path matches an ignore glob (or lies under a hidden folder)."""
-    parts = relative.split("/")
-    if any(part.startswith(".") for part in parts):
+    if relative.startswith(".") or "/." in relative:
         return True
-    return any(
-        fnmatch.fnmatch(relative, pattern) or fnmatch.fnmatch(relative + "/", pattern)
-        for pattern in ignore
+    matcher = _ignore_matcher(tuple(ignore))
+    return matcher is not None and (
+        matcher.match(relative) is not None or matcher.match(relative + "/") is not None
     )
+
+
+@functools.lru_cache(maxsize=8)
+def _ignore_matcher(ignore: tuple[str, ...]) -> re.Pattern[str] | None:
+    """All ignore globs as one regex (fnmatch's own translation), compiled once."""
+    if not ignore:
+        return None
+    # fnmatch.fnmatch ignores case where the file system does (Windows); so does this.
+    flags = re.IGNORECASE if os.name == "nt" else 0
+    return re.compile("|".join(f"(?:{fnmatch.translate(p)})" for p in ignore), flags)
 
 
 def resolve_in_vault(root: Path, file: str) -> Path:
