@@ -78,7 +78,11 @@ class IndexSettings(BaseModel):
         description="Chunks embedded and written together: keeps both cores busy while memory "
         "stays flat however big the vault is.",
     )
-    embed_threads: int | None = Field(default=None, description="ONNX threads; None = all cores.")
+    embed_threads: int | None = Field(
+        default=None,
+        description="Embedding threads (dynamic-int8: texts embedded in parallel; packaged: "
+        "ONNX threads per batch); None = all cores.",
+    )
     embedding: EmbeddingVariant = Field(
         default="dynamic-int8",
         description="dynamic-int8: int8 matrix products, ~1.6x faster; packaged: the model as "
