@@ -25,6 +25,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from bench.common import percentile
 from vault_agent.agent.events import DoneEvent
 from vault_agent.agent.loop import AgentRequest, run_agent
 from vault_agent.agent.reader import ToolsContext
@@ -170,12 +171,6 @@ def _request(index: VaultIndex, scenario: Scenario) -> AgentRequest:
             "neighbourhood": neighbours,
         }
     )
-
-
-def percentile(values: list[float], fraction: float) -> float:
-    """Nearest-rank percentile."""
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))]
 
 
 def run(vault: Path, repeats: int, kinds: list[Kind]) -> dict[str, dict[str, float]]:

@@ -49,6 +49,8 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from bench.common import disk_usage, parsed_notes, percentile
+
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_VAULT = REPO.parent / "shared" / "data" / "vaults" / "obsidian-developer-docs"
 RESULTS_DIR = REPO / "bench" / "results"
@@ -88,25 +90,6 @@ class Spec:
 
 
 # ----------------------------------------------------------------------------- helpers
-
-
-def percentile(values: Sequence[float], fraction: float) -> float:
-    """Nearest-rank percentile (the same as bench/core.py)."""
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))]
-
-
-def disk_usage(path: Path) -> tuple[int, int]:
-    """(bytes allocated on disk, as `du` counts them; apparent bytes) of everything under
-    `path`. Sparse or preallocated files make the two differ."""
-    allocated = apparent = 0
-    for file in [path, *path.rglob("*")]:
-        if file.is_symlink() or not file.is_file():
-            continue
-        stat = file.stat()
-        allocated += stat.st_blocks * 512
-        apparent += stat.st_size
-    return allocated, apparent
 
 
 def _proc_status_kb(field: str) -> int | None:
@@ -192,22 +175,13 @@ def build_queries(vault: Path, count: int, seed: int = 7) -> tuple[list[str], li
     """`count` queries drawn (seeded) from the note titles and headings of `vault`, each with
     the notes carrying that title or heading. Two to ten words; shorter ones only when the
     vault has too few."""
-    from vault_agent.vault.files import scan_vault
-    from vault_agent.vault.notes import NoteError, parse_note
-
     names: dict[str, tuple[str, set[str]]] = {}  # lower-cased text -> (text, files)
-    for vault_file in scan_vault(vault):
-        if not vault_file.file.endswith(".md"):
-            continue
-        try:
-            note = parse_note(vault_file.file, (vault / vault_file.file).read_bytes())
-        except NoteError:
-            continue
+    for note in parsed_notes(vault):
         headings = [section.heading_path[-1] for section in note.sections if section.heading_path]
         for name in [note.title, *headings]:
             text = " ".join(name.replace("#", " ").split())
             if text and len(text) <= 80:
-                names.setdefault(text.lower(), (text, set()))[1].add(vault_file.file)
+                names.setdefault(text.lower(), (text, set()))[1].add(note.file)
     ordered = sorted(names)
     wanted = [key for key in ordered if 2 <= len(key.split()) <= 10]
     if len(wanted) < count:
@@ -256,17 +230,9 @@ def _build_vault_agent(spec: Spec, work: Path, embedder: TimedEmbedder) -> Built
 def _our_chunks(vault: Path) -> Iterator[tuple[str, str, list[Any]]]:
     """(file, title, chunks) per note, read, parsed and chunked as our indexer does."""
     from vault_agent.vault.chunker import chunk_note
-    from vault_agent.vault.files import scan_vault
-    from vault_agent.vault.notes import NoteError, parse_note
 
-    for vault_file in scan_vault(vault):
-        if not vault_file.file.endswith(".md"):
-            continue
-        try:
-            note = parse_note(vault_file.file, (vault / vault_file.file).read_bytes())
-        except NoteError:
-            continue
-        yield vault_file.file, note.title, chunk_note(note)
+    for note in parsed_notes(vault):
+        yield note.file, note.title, chunk_note(note)
 
 
 def _build_qdrant_local(spec: Spec, work: Path, embedder: TimedEmbedder) -> Built:

@@ -18,6 +18,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from bench.common import percentile
 from vault_agent.config import Settings
 from vault_agent.index.store import SearchFilter
 from vault_agent.index.vault_index import VaultIndex
@@ -49,12 +50,6 @@ QUERIES = [
     "how do I debug a plugin",
     "user interface guidelines for settings",
 ]
-
-
-def percentile(values: list[float], fraction: float) -> float:
-    """Nearest-rank percentile."""
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))]
 
 
 def run(vault: Path, repeats: int) -> dict[str, float]:

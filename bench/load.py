@@ -39,7 +39,8 @@ import aiohttp
 from rich.console import Console
 from rich.table import Table
 
-from bench.server import QUERIES, LatencyFake, percentile
+from bench.common import percentile
+from bench.server import QUERIES, LatencyFake
 from vault_agent.config import LlmSettings, Settings
 from vault_agent.index.vault_index import VaultIndex
 from vault_agent.server.app import make_app

@@ -44,6 +44,7 @@ import platformdirs
 from rich.console import Console
 from rich.table import Table
 
+from bench.common import disk_usage, parsed_notes, percentile
 from bench.vaultgen import GENERATOR_VERSION, SCIFACT, generate_vault
 from vault_agent.config import APP_NAME, Settings
 from vault_agent.index.embedder import MiniLmEmbedder, Vector
@@ -58,7 +59,6 @@ from vault_agent.index.store import (
 from vault_agent.index.vault_index import VaultIndex
 from vault_agent.vault.chunker import chunk_note
 from vault_agent.vault.files import is_note, scan_vault
-from vault_agent.vault.notes import NoteError, parse_note
 
 REPO = Path(__file__).resolve().parents[1]
 RESULTS = REPO / "bench" / "results"
@@ -79,12 +79,6 @@ FILTERS = (
 # -- shared helpers ----------------------------------------------------------------------------
 
 
-def percentile(values: Sequence[float], fraction: float) -> float:
-    """Nearest-rank percentile."""
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))]
-
-
 def peak_rss_mb() -> float:
     """This process's peak resident set size so far (Linux reports KiB)."""
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -93,20 +87,15 @@ def peak_rss_mb() -> float:
 def disk_mb(path: Path) -> float:
     """Space actually used under `path` (allocated blocks, as du counts: Qdrant preallocates
     sparse files whose apparent size is far larger)."""
-    return sum(p.stat().st_blocks * 512 for p in path.rglob("*") if p.is_file()) / 1e6
+    return disk_usage(path)[0] / 1e6
 
 
 def sample_chunk_texts(vault: Path, count: int, seed: int = SEED) -> list[str]:
     """Embedded texts of the chunks of `count`-ish random notes (as the indexer makes them)."""
     files = [f.file for f in scan_vault(vault) if is_note(f.file)]
-    rng = random.Random(seed)
-    rng.shuffle(files)
+    random.Random(seed).shuffle(files)
     texts: list[str] = []
-    for file in files:
-        try:
-            note = parse_note(file, (vault / file).read_bytes())
-        except NoteError:
-            continue
+    for note in parsed_notes(vault, files):
         texts.extend(chunk.embed_text for chunk in chunk_note(note))
         if len(texts) >= count:
             break

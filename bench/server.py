@@ -26,6 +26,7 @@ from aiohttp import web
 from rich.console import Console
 from rich.table import Table
 
+from bench.common import percentile
 from vault_agent.config import LlmSettings, Settings
 from vault_agent.index.vault_index import VaultIndex
 from vault_agent.server.app import make_app
@@ -69,12 +70,6 @@ class LatencyFake(FakeLLMServer):
         # The parent re-reads the cached body without yielding, so the turn stays ours.
         self.script.appendleft(turn)
         return await super()._chat(request)
-
-
-def percentile(values: list[float], fraction: float) -> float:
-    """Nearest-rank percentile."""
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))]
 
 
 async def run(vault: Path, searches: int, latency_s: float, levels: list[int]) -> dict[str, Any]:
