@@ -218,15 +218,20 @@ class Indexer:
     def _sync_locked(
         self, paths: list[str] | None, report: SyncReport, on_progress: ProgressCallback | None
     ) -> None:
-        if not self._graph_loaded:
-            self._ensure_graph(self.store.file_states(VAULT_SOURCE))
         problems: dict[str, str] = {}  # notes that are unfollowable symlinks, and why
-        on_disk = self._scan(paths, problems)
-        # A watcher's sync of a few paths reads only their states (and those of the files
-        # under a path that is a folder): in a big vault, reading every file's state would
-        # dominate the time from save to searchable.
-        wanted = None if paths is None else sorted(set(paths) | {f.file for f in on_disk})
-        states = self.store.file_states(VAULT_SOURCE, wanted)
+        if paths is None:
+            states = self.store.file_states(VAULT_SOURCE)  # read once: graph and sync
+            self._ensure_graph(states)
+            on_disk = self._scan(None, problems)
+        else:
+            if not self._graph_loaded:
+                self._ensure_graph(self.store.file_states(VAULT_SOURCE))
+            on_disk = self._scan(paths, problems)
+            # A watcher's sync of a few paths reads only their states (and those of the
+            # files under a path that is a folder): in a big vault, reading every file's
+            # state would dominate the time from save to searchable.
+            wanted = sorted(set(paths) | {f.file for f in on_disk})
+            states = self.store.file_states(VAULT_SOURCE, wanted)
         notes_on_disk = {f.file: f for f in on_disk if is_note(f.file)}
         report.scanned = len(notes_on_disk)
 
