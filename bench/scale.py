@@ -403,6 +403,10 @@ def run(sizes: list[int], store_points: list[int], embed_sample: int) -> dict[st
     return results
 
 
+Row = tuple[str, Callable[[dict[str, Any]], str], str]
+"""A table row: label, how to show one column's result, target ("" for none)."""
+
+
 def print_tables(results: dict[str, Any]) -> None:
     """The three tables."""
     console = Console()
@@ -417,12 +421,7 @@ def print_tables(results: dict[str, Any]) -> None:
             table.add_row(variant, f"{rate:.1f}", f"x{rate / baseline:.2f}")
         console.print(table)
     if results["vaults"]:
-        table = Table(title="Generated vaults (bench/vaultgen.py)")
-        table.add_column("measure")
-        for size in results["vaults"]:
-            table.add_column(f"{int(size):,} notes", justify="right")
-        table.add_column("target")
-        rows: list[tuple[str, Callable[[dict[str, Any]], str], str]] = [
+        rows: list[Row] = [
             ("notes / chunks", lambda r: f"{r['notes']:,} / {r['chunks']:,}", ""),
             ("full index", lambda r: f"{r['index_seconds']:.0f} s", ""),
             ("index throughput", lambda r: f"{r['chunks_per_s']:.1f} chunks/s", ""),
@@ -455,31 +454,45 @@ def print_tables(results: dict[str, Any]) -> None:
                 "p95 < 50 ms at 50k",
             ),
         ]
-        for label, cell, target in rows:
-            table.add_row(label, *(cell(r) for r in results["vaults"].values()), target)
-        console.print(table)
+        console.print(
+            _measures_table(
+                "Generated vaults (bench/vaultgen.py)", results["vaults"], "notes", rows
+            )
+        )
     if results["store"]:
-        table = Table(title="Qdrant Edge store alone, synthetic 384-d points")
-        table.add_column("measure")
-        for points in results["store"]:
-            table.add_column(f"{int(points):,} points", justify="right")
-        store_rows: list[tuple[str, Callable[[dict[str, Any]], str]]] = [
-            ("upsert", lambda r: f"{r['upsert_points_per_s']:,.0f} points/s"),
+        store_rows: list[Row] = [
+            ("upsert", lambda r: f"{r['upsert_points_per_s']:,.0f} points/s", ""),
             (
                 "hybrid p50 / p95",
                 lambda r: f"{r['search_p50_ms']:.1f} / {r['search_p95_ms']:.1f} ms",
+                "",
             ),
             (
                 "hybrid + folder filter p50 / p95",
                 lambda r: f"{r['filtered_p50_ms']:.1f} / {r['filtered_p95_ms']:.1f} ms",
+                "",
             ),
-            ("file states (all)", lambda r: f"{r['file_states_seconds']:.2f} s"),
-            ("peak RSS", lambda r: f"{r['peak_rss_mb']:.0f} MB"),
-            ("on disk", lambda r: f"{r['disk_mb']:.0f} MB"),
+            ("file states (all)", lambda r: f"{r['file_states_seconds']:.2f} s", ""),
+            ("peak RSS", lambda r: f"{r['peak_rss_mb']:.0f} MB", ""),
+            ("on disk", lambda r: f"{r['disk_mb']:.0f} MB", ""),
         ]
-        for label, cell in store_rows:
-            table.add_row(label, *(cell(r) for r in results["store"].values()))
-        console.print(table)
+        title = "Qdrant Edge store alone, synthetic 384-d points"
+        console.print(_measures_table(title, results["store"], "points", store_rows))
+
+
+def _measures_table(title: str, columns: dict[str, Any], unit: str, rows: list[Row]) -> Table:
+    """One column per result (keyed by its size), one row per measure, targets last."""
+    table = Table(title=title)
+    table.add_column("measure")
+    for size in columns:
+        table.add_column(f"{int(size):,} {unit}", justify="right")
+    with_targets = any(target for _, _, target in rows)
+    if with_targets:
+        table.add_column("target")
+    for label, cell, target in rows:
+        cells = [cell(result) for result in columns.values()]
+        table.add_row(label, *cells, *([target] if with_targets else []))
+    return table
 
 
 def main(argv: Sequence[str] | None = None) -> None:
