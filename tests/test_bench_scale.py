@@ -8,9 +8,10 @@ import re
 from pathlib import Path
 
 import pytest
-from bench.scale import EDITS, store_worker, vault_worker
+from bench.scale import EDITS, index_worker, restart_worker, store_worker
 from bench.vaultgen import generate_vault
 
+from conftest import shared_data
 from vault_agent.vault.notes import parse_note
 
 
@@ -23,6 +24,7 @@ def digest(vault: Path) -> str:
 
 @pytest.fixture(scope="module")
 def small_vault(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    shared_data("bench", "scifact", "corpus.jsonl")  # the generator's text
     vault = tmp_path_factory.mktemp("gen") / "vault"
     generate_vault(vault, 120, seed=3)
     return vault
@@ -53,8 +55,8 @@ def test_generated_vault_is_deterministic_and_structured(small_vault: Path, tmp_
         generate_vault(small_vault, 10)
 
 
-def test_vault_worker_measures_everything(small_vault: Path) -> None:
-    result = vault_worker(small_vault)
+def test_vault_workers_measure_everything(small_vault: Path, tmp_path: Path) -> None:
+    result = index_worker(small_vault, tmp_path) | restart_worker(small_vault, tmp_path)
     assert result["notes"] == 120 and result["failed"] == 0
     assert result["chunks"] >= 120
     assert len(result["searchable_ms"]) == EDITS  # every edit was found by search
@@ -62,7 +64,8 @@ def test_vault_worker_measures_everything(small_vault: Path) -> None:
     assert 0 < result["resync_seconds"] < result["index_seconds"]
     assert 0 < result["embed_seconds_in_pipeline"] < result["index_seconds"]
     assert result["search_p95_ms"] > 0 and result["filtered_p95_ms"] > 0
-    assert result["peak_rss_mb"] >= result["rss_model_loaded_mb"] > 0
+    assert result["index_peak_rss_mb"] >= result["rss_model_loaded_mb"] > 0
+    assert result["restart_peak_rss_mb"] > 0
     assert result["disk_mb"] > 0
 
 

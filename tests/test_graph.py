@@ -11,7 +11,7 @@ import pytest
 
 from conftest import EXAMPLE_VAULT, shared_data
 from vault_agent.vault.graph import LinkGraph
-from vault_agent.vault.notes import Link, Note, parse_note
+from vault_agent.vault.notes import Note, parse_note
 
 
 def load(root: Path) -> list[Note]:
@@ -24,15 +24,8 @@ def load(root: Path) -> list[Note]:
 def build(notes: Iterable[Note]) -> LinkGraph:
     graph = LinkGraph()
     for note in notes:
-        graph.set_file(note.file, note.aliases, note.links)
+        graph.set_file(note.file, note.aliases, note.link_targets())
     return graph
-
-
-def links(*targets: str) -> list[Link]:
-    return [
-        Link(target=target, subpath=None, display=None, embed=False, kind="wikilink")
-        for target in targets
-    ]
 
 
 def graph_of(*files: str) -> LinkGraph:
@@ -196,7 +189,7 @@ def test_subpath_and_display_left_on_a_target_are_ignored() -> None:
 
 def test_same_note_links_are_neither_outgoing_nor_backlinks() -> None:
     graph = LinkGraph()
-    graph.set_file("A.md", links=links("", "A", "B"))
+    graph.set_file("A.md", targets=["", "A", "B"])
     graph.set_file("B.md")
     assert graph.outgoing("A.md") == ["B.md"]
     assert graph.backlinks("A.md") == []
@@ -226,7 +219,7 @@ def test_removing_a_note_leaves_its_incoming_links_dangling(vault: LinkGraph) ->
 
 def test_a_new_note_in_the_source_folder_takes_over_an_ambiguous_link() -> None:
     graph = LinkGraph()
-    graph.set_file("Daily/today.md", links=links("Ideas"))
+    graph.set_file("Daily/today.md", targets=["Ideas"])
     graph.set_file("Archive/Old/Ideas.md")
     assert graph.outgoing("Daily/today.md") == ["Archive/Old/Ideas.md"]
     graph.set_file("Daily/Ideas.md")
@@ -238,7 +231,7 @@ def test_a_new_note_in_the_source_folder_takes_over_an_ambiguous_link() -> None:
 
 def test_changing_aliases_re_resolves_links_that_use_them() -> None:
     graph = LinkGraph()
-    graph.set_file("Daily/d.md", links=links("Gus"))
+    graph.set_file("Daily/d.md", targets=["Gus"])
     graph.set_file("Recipes/Starter.md")
     assert graph.unresolved("Daily/d.md") == ["Gus"]
     graph.set_file("Recipes/Starter.md", aliases=["Gus"])
@@ -257,16 +250,16 @@ def test_removing_a_note_drops_links_that_reached_it_by_alias(vault: LinkGraph) 
 
 def test_updating_a_note_replaces_its_links_and_backlinks() -> None:
     graph = graph_of("A.md", "B.md", "C.md")
-    graph.set_file("src.md", links=links("A", "B", "A"))
+    graph.set_file("src.md", targets=["A", "B", "A"])
     assert graph.outgoing("src.md") == ["A.md", "B.md"]
-    graph.set_file("src.md", links=links("C"))
+    graph.set_file("src.md", targets=["C"])
     assert graph.outgoing("src.md") == ["C.md"]
     assert (graph.backlinks("A.md"), graph.backlinks("C.md")) == ([], ["src.md"])
 
 
 def test_attachments_are_files_and_embed_targets() -> None:
     graph = LinkGraph()
-    graph.set_file("Note.md", links=links("diagram.png"))
+    graph.set_file("Note.md", targets=["diagram.png"])
     assert graph.unresolved("Note.md") == ["diagram.png"]
     graph.set_file("attachments/diagram.png")
     assert graph.files() == {"Note.md", "attachments/diagram.png"}
@@ -284,7 +277,7 @@ def test_incremental_updates_match_a_fresh_build() -> None:
     for note in removed:
         churned.remove_file(note.file)
     for note in removed:
-        churned.set_file(note.file, note.aliases, note.links)
+        churned.set_file(note.file, note.aliases, note.link_targets())
     assert snapshot(churned) == snapshot(forward)
     assert sum(len(forward.backlinks(note.file)) for note in notes) > 500
 
@@ -302,7 +295,7 @@ def test_an_update_re_resolves_only_links_its_name_can_affect(
         return original(self, target, source_file)
 
     monkeypatch.setattr(LinkGraph, "resolve", counting)
-    graph.set_file("06 - Inbox/Brand new note.md", links=links("Obsidian", "Nowhere"))
+    graph.set_file("06 - Inbox/Brand new note.md", targets=["Obsidian", "Nowhere"])
     graph.remove_file("06 - Inbox/Brand new note.md")
     total_links = sum(len(note.links) for note in notes)
     assert total_links > 20_000

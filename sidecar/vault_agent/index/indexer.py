@@ -386,9 +386,10 @@ class Indexer:
             log.exception("parsing %s failed", file)
             self._fail(file, "failed", f"could not parse: {error!r}", report, state)
             return None
-        self.graph.set_file(file, note.aliases, note.links)
+        targets = note.link_targets()
+        self.graph.set_file(file, note.aliases, targets)
         self._cache[file] = CachedNote(
-            content_hash=note.content_hash, aliases=note.aliases, links=note.links
+            content_hash=note.content_hash, aliases=note.aliases, links=targets
         )
         return _Pending(
             note=note,
@@ -529,7 +530,9 @@ class Indexer:
         except Exception:  # gone or unreadable: the sync that follows deals with it
             return None
         # Links stored with the old content are unknown (None): the reconcile rewrites them.
-        return CachedNote(content_hash=state.content_hash, aliases=note.aliases, links=note.links)
+        return CachedNote(
+            content_hash=state.content_hash, aliases=note.aliases, links=note.link_targets()
+        )
 
     def _reconcile_links(self) -> None:
         """Adding or removing a note can change how other notes' links resolve: rewrite the

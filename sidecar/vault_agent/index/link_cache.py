@@ -15,9 +15,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field, ValidationError
 
-from vault_agent.vault.notes import Link
-
-CACHE_VERSION = 1
+#: 2: links are their targets as written (1 kept whole `Link` records).
+CACHE_VERSION = 2
 
 
 class CachedNote(BaseModel):
@@ -25,7 +24,7 @@ class CachedNote(BaseModel):
 
     content_hash: str
     aliases: list[str] = Field(default_factory=list)
-    links: list[Link] = Field(default_factory=list)
+    links: list[str] = Field(default_factory=list, description="Link targets, as written.")
     stored_links: list[str] | None = None
     """The `links` payload last written to the store; None when unknown (then rewritten)."""
 

@@ -18,100 +18,108 @@ sourcePath)`, matching names case-insensitively as Obsidian does:
    unresolved; we resolve it because the writer plainly meant that note.
 7. Percent-encoded targets ("Other%20Note.md") are tried decoded when the raw form fails.
 
-Incremental: each link is resolved once and re-resolved only when a file with the same name
-key (last segment, lower-case, `.md` dropped) or an alias equal to the link appears or goes.
-So adding "Ideas.md" revisits just the links whose last segment is "ideas".
+Incremental: each link is resolved once, and a note's links are resolved again only when a file
+with the same name key as one of them (last segment, lower-case, `.md` dropped) or an alias
+equal to one of them appears or goes. So adding "Ideas.md" revisits just the notes with a link
+whose last segment is "ideas".
 """
 
 from __future__ import annotations
 
 import posixpath
-from collections import Counter, defaultdict
+import sys
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from urllib.parse import unquote
-
-from vault_agent.vault.notes import Link
 
 
 class LinkGraph:
     """Knows every file in the vault (all files, including attachments like .pdf/.png) with its
-    aliases and raw links; resolves links as Obsidian does; gives outgoing links and backlinks.
+    aliases and raw link targets; resolves links as Obsidian does; gives outgoing links and
+    backlinks.
+
+    Kept lean because it holds the whole vault in memory (about 100k links at 50k notes): a
+    link is only its target string, paths and targets are interned, and the lookup indexes
+    hold small lists rather than sets (name collisions are rare).
     """
 
     def __init__(self) -> None:
-        self._aliases: dict[str, list[str]] = {}
-        self._links: dict[str, list[Link]] = {}
-        self._resolved: dict[str, list[str | None]] = {}  # per file, aligned with _links
-        # Lookup indexes, all lower-case.
-        self._by_path: dict[str, set[str]] = defaultdict(set)
-        self._by_name: dict[str, set[str]] = defaultdict(set)  # name key -> files
-        self._by_alias: dict[str, set[str]] = defaultdict(set)
-        # Which links to revisit when a name or alias appears: key -> {source: link indexes}.
-        self._name_deps: dict[str, dict[str, set[int]]] = defaultdict(dict)
-        self._alias_deps: dict[str, dict[str, set[int]]] = defaultdict(dict)
-        self._backrefs: dict[str, Counter[str]] = defaultdict(Counter)
+        self._aliases: dict[str, tuple[str, ...]] = {}  # lower-case; only files that have some
+        self._targets: dict[str, tuple[str, ...]] = {}  # every file: its link targets as written
+        self._resolved: dict[str, list[str | None]] = {}  # per file, aligned with _targets
+        # Lookup indexes, all lower-case: key -> files.
+        self._by_path: dict[str, list[str]] = {}
+        self._by_name: dict[str, list[str]] = {}  # name key -> files
+        self._by_alias: dict[str, list[str]] = {}
+        # Which files to re-resolve when a name or alias appears or goes: name keys and alias
+        # keys share one map (a shared key only costs a needless re-resolution).
+        self._dependents: dict[str, set[str]] = {}
+        self._backrefs: dict[str, Counter[str]] = {}
 
     # -- updates --------------------------------------------------------------------------
 
-    def set_file(self, file: str, aliases: Sequence[str] = (), links: Sequence[Link] = ()) -> None:
-        """Add or replace a file with its aliases and raw links (attachments: no links)."""
-        stale: set[tuple[str, int]] = set()
-        if file not in self._links:
-            self._by_path[file.lower()].add(file)
-            self._by_name[_name_key(file)].add(file)
-            stale |= self._dependents(self._name_deps, [_name_key(file)])
+    def set_file(self, file: str, aliases: Sequence[str] = (), targets: Sequence[str] = ()) -> None:
+        """Add or replace a file with its aliases and raw link targets (as written, e.g.
+        "Folder/Note#Heading"; attachments have none)."""
+        file = sys.intern(file)
+        stale: set[str] = {file}
+        if file not in self._targets:
+            _add(self._by_path, file.lower(), file)
+            _add(self._by_name, _name_key(file), file)
+            stale |= self._dependents.get(_name_key(file), set())
         else:
             self._forget_links(file)
-        old_aliases = set(map(str.lower, self._aliases.get(file, [])))
+        old_aliases = set(self._aliases.get(file, ()))
         new_aliases = {alias.strip().lower() for alias in aliases if alias.strip()}
         for alias in old_aliases - new_aliases:
-            self._by_alias[alias].discard(file)
+            _discard(self._by_alias, alias, file)
         for alias in new_aliases - old_aliases:
-            self._by_alias[alias].add(file)
-        stale |= self._dependents(self._alias_deps, old_aliases ^ new_aliases)
-        self._aliases[file] = sorted(new_aliases)
-        self._links[file] = list(links)
-        self._resolved[file] = [None] * len(links)
-        for index, link in enumerate(links):
-            name_keys, alias_keys = _dependency_keys(link.target)
-            for key in name_keys:
-                self._name_deps[key].setdefault(file, set()).add(index)
-            for key in alias_keys:
-                self._alias_deps[key].setdefault(file, set()).add(index)
-            stale.add((file, index))
+            _add(self._by_alias, alias, file)
+        for alias in old_aliases ^ new_aliases:
+            stale |= self._dependents.get(alias, set())
+        if new_aliases:
+            self._aliases[file] = tuple(sorted(new_aliases))
+        else:
+            self._aliases.pop(file, None)
+        self._targets[file] = tuple(sys.intern(target) for target in targets)
+        self._resolved[file] = [None] * len(targets)
+        for key in _dependency_keys(self._targets[file]):
+            self._dependents.setdefault(key, set()).add(file)
         self._refresh(stale)
 
     def remove_file(self, file: str) -> None:
         """Forget a file: its links go, and links that pointed at it are resolved again."""
-        if file not in self._links:
+        if file not in self._targets:
             return
         self._forget_links(file)
-        self._by_path[file.lower()].discard(file)
-        self._by_name[_name_key(file)].discard(file)
-        aliases = self._aliases.pop(file, [])
+        _discard(self._by_path, file.lower(), file)
+        _discard(self._by_name, _name_key(file), file)
+        aliases = self._aliases.pop(file, ())
         for alias in aliases:
-            self._by_alias[alias].discard(file)
-        del self._links[file], self._resolved[file]
-        stale = self._dependents(self._name_deps, [_name_key(file)])
-        self._refresh(stale | self._dependents(self._alias_deps, aliases))
+            _discard(self._by_alias, alias, file)
+        del self._targets[file], self._resolved[file]
+        stale: set[str] = set()
+        for key in (_name_key(file), *aliases):
+            stale |= self._dependents.get(key, set())
+        self._refresh(stale)
 
     # -- queries --------------------------------------------------------------------------
 
     def files(self) -> set[str]:
         """Every file the graph knows (a copy: use `file in graph` for a cheap test)."""
-        return set(self._links)
+        return set(self._targets)
 
     def __contains__(self, file: object) -> bool:
-        return file in self._links
+        return file in self._targets
 
     def resolve(self, target: str, source_file: str) -> str | None:
         """The file `target` (a link as written in `source_file`) points to, or None.
 
         The rule is Obsidian's, as set out in the module docstring.
         """
-        target = target.split("|", 1)[0].split("#", 1)[0].strip().replace("\\", "/")
+        target = _bare(target)
         if not target:
-            return source_file if source_file in self._links else None
+            return source_file if source_file in self._targets else None
         found = self._resolve_path(target, source_file)
         if found is None and "%" in target:
             decoded = unquote(target)
@@ -125,10 +133,10 @@ class LinkGraph:
 
     def unresolved(self, file: str) -> list[str]:
         """Targets (as written) of the links in `file` that point to no file, unique."""
-        links, resolved = self._links.get(file, []), self._resolved.get(file, [])
+        targets, resolved = self._targets.get(file, ()), self._resolved.get(file, [])
         return list(
             dict.fromkeys(
-                link.target for link, dest in zip(links, resolved, strict=True) if not dest
+                target for target, dest in zip(targets, resolved, strict=True) if not dest
             )
         )
 
@@ -162,57 +170,69 @@ class LinkGraph:
     def _exact(self, path: str) -> str | None:
         """The file at vault path `path` or `path.md`; exact case preferred."""
         for candidate in (path, path + ".md"):
-            if candidate in self._links:
-                return candidate
+            if candidate in self._targets:
+                return sys.intern(candidate)  # the graph's own copy, not a new string
         for candidate in (path, path + ".md"):
             matches = self._by_path.get(candidate.lower())
             if matches:
                 return min(matches)
         return None
 
-    def _refresh(self, stale: Iterable[tuple[str, int]]) -> None:
-        """Resolve the given (file, link index) pairs again and keep backlinks in step."""
-        for source, index in stale:
+    def _refresh(self, sources: Iterable[str]) -> None:
+        """Resolve every link of `sources` again and keep backlinks in step."""
+        for source in sources:
             resolved = self._resolved.get(source)
-            if resolved is None or index >= len(resolved):
+            if resolved is None:
                 continue
-            new = self.resolve(self._links[source][index].target, source)
-            old = resolved[index]
-            if new == old:
-                continue
-            if old is not None:
-                self._unref(old, source)
-            if new is not None:
-                self._backrefs[new][source] += 1
-            resolved[index] = new
+            for index, target in enumerate(self._targets[source]):
+                new = self.resolve(target, source)
+                old = resolved[index]
+                if new == old:
+                    continue
+                if old is not None:
+                    self._unref(old, source)
+                if new is not None:
+                    self._backrefs.setdefault(new, Counter())[source] += 1
+                resolved[index] = new
 
     def _forget_links(self, file: str) -> None:
-        for link, dest in zip(self._links[file], self._resolved[file], strict=True):
-            name_keys, alias_keys = _dependency_keys(link.target)
-            for key in name_keys:
-                self._name_deps.get(key, {}).pop(file, None)
-            for key in alias_keys:
-                self._alias_deps.get(key, {}).pop(file, None)
+        for key in _dependency_keys(self._targets[file]):
+            dependents = self._dependents.get(key)
+            if dependents is not None:
+                dependents.discard(file)
+                if not dependents:
+                    del self._dependents[key]
+        for dest in self._resolved[file]:
             if dest is not None:
                 self._unref(dest, file)
-        self._links[file], self._resolved[file] = [], []
+        self._targets[file], self._resolved[file] = (), []
 
     def _unref(self, target: str, source: str) -> None:
         refs = self._backrefs[target]
         refs[source] -= 1
         if refs[source] <= 0:
             del refs[source]
+            if not refs:
+                del self._backrefs[target]
 
-    @staticmethod
-    def _dependents(
-        deps: dict[str, dict[str, set[int]]], keys: Iterable[str]
-    ) -> set[tuple[str, int]]:
-        return {
-            (source, index)
-            for key in keys
-            for source, indexes in deps.get(key, {}).items()
-            for index in indexes
-        }
+
+def _add(index: dict[str, list[str]], key: str, file: str) -> None:
+    files = index.setdefault(key, [])
+    if file not in files:
+        files.append(file)
+
+
+def _discard(index: dict[str, list[str]], key: str, file: str) -> None:
+    files = index.get(key)
+    if files is not None and file in files:
+        files.remove(file)
+        if not files:
+            del index[key]
+
+
+def _bare(target: str) -> str:
+    """The path part of a link target: no `|display`, no `#subpath`, '/' separators."""
+    return target.split("|", 1)[0].split("#", 1)[0].strip().replace("\\", "/")
 
 
 def _strip_md(name: str) -> str:
@@ -224,13 +244,15 @@ def _name_key(path: str) -> str:
     return _strip_md(path.rsplit("/", 1)[-1].lower())
 
 
-def _dependency_keys(target: str) -> tuple[set[str], set[str]]:
-    """Name keys and alias keys whose files can decide where `target` resolves."""
-    target = target.split("|", 1)[0].split("#", 1)[0].strip().replace("\\", "/")
-    if not target:
-        return set(), set()
-    forms = {target, unquote(target)}
-    return {_name_key(form) for form in forms}, {form.lstrip("/").lower() for form in forms}
+def _dependency_keys(targets: Iterable[str]) -> set[str]:
+    """Name keys and alias keys whose files can decide where these targets resolve."""
+    keys: set[str] = set()
+    for target in map(_bare, targets):
+        if target:
+            for form in {target, unquote(target)}:
+                keys.add(_name_key(form))
+                keys.add(form.lstrip("/").lower())
+    return keys
 
 
 def _ends_with(path: str, link: str) -> bool:

@@ -78,6 +78,10 @@ class Note(BaseModel):
     body: str = ""
     content_hash: str
 
+    def link_targets(self) -> list[str]:
+        """The targets of its links and embeds, as written: what the link graph resolves."""
+        return [link.target for link in self.links]
+
 
 def parse_note(file: str, raw: bytes) -> Note:
     """Parse the bytes of vault file `file` (vault-relative, '/'-separated) into a `Note`.
