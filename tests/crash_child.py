@@ -3,7 +3,7 @@
     python tests/crash_child.py VAULT DATA_DIR KILL_AT MODE [BATCH]
 
 Counts every write the sync makes to the index (store upserts, deletes, payload rewrites, and
-saving the link cache) and at write number KILL_AT sends itself SIGKILL: before the write
+commits of the link cache) and at write number KILL_AT sends itself SIGKILL: before the write
 (MODE "before"), after it ("after"), or, for an upsert, after writing half of its points
 ("half"). KILL_AT 0 never kills: the sync runs to the end and prints ``writes N``.
 
@@ -24,7 +24,6 @@ from typing import Any
 import numpy as np
 
 from vault_agent.config import Settings
-from vault_agent.index import indexer as indexer_module
 from vault_agent.index.embedder import Vector
 from vault_agent.index.sparse import Bm25Encoder
 from vault_agent.index.store import DENSE_DIM
@@ -62,9 +61,8 @@ class KillSwitch:
         for name in STORE_WRITES:
             if hasattr(index.store, name):
                 setattr(index.store, name, self._wrap(name, getattr(index.store, name)))
-        indexer_module.save_link_cache = self._wrap(
-            "save_link_cache", indexer_module.save_link_cache
-        )
+        cache = index.indexer.link_cache
+        cache.commit = self._wrap("link_cache.commit", cache.commit)  # type: ignore[method-assign]
 
     def _wrap(self, name: str, real: Callable[..., Any]) -> Callable[..., Any]:
         def write(*args: Any) -> Any:

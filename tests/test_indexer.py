@@ -207,20 +207,102 @@ def test_new_note_resolves_earlier_dangling_links_in_the_payload(
     assert "Linker.md" in index.graph.backlinks("Brand New Target.md")
 
 
+def count_parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The files the indexer parses from now on."""
+    parsed: list[str] = []
+    parse = indexer_module.parse_note
+
+    def counting_parse(file: str, raw: bytes) -> object:
+        parsed.append(file)
+        return parse(file, raw)
+
+    monkeypatch.setattr(indexer_module, "parse_note", counting_parse)
+    return parsed
+
+
 def test_graph_survives_a_restart_without_reparsing(
-    index: VaultIndex, vault: Path, counting: CountingEmbedder, sparse: Bm25Encoder
+    index: VaultIndex,
+    vault: Path,
+    counting: CountingEmbedder,
+    sparse: Bm25Encoder,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     (vault / "Linker.md").write_text("See [[Brand New Target]].\n")
     (vault / "Brand New Target.md").write_text("Target.\n")
     index.indexer.sync()
     settings = index.settings
     index.close()
+    parsed = count_parses(monkeypatch)
     with VaultIndex(settings, embedder=counting, sparse=sparse) as reopened:
         counting.embedded = 0
         reopened.indexer.sync()
         assert counting.embedded == 0
+        assert parsed == []  # the graph came from the link cache
         assert reopened.graph.backlinks("Brand New Target.md") == ["Linker.md"]
     index.store = reopened.store  # the fixture closes it again; closing twice must be harmless
+
+
+def test_a_damaged_link_cache_is_rebuilt_from_the_notes(
+    index: VaultIndex,
+    vault: Path,
+    counting: CountingEmbedder,
+    sparse: Bm25Encoder,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    settings = index.settings
+    index.close()
+    cache = index.indexer.link_cache.path
+    cache.write_bytes(b"not a database" * 100)
+    for leftover in cache.parent.glob(cache.name + "-*"):
+        leftover.unlink()
+    with VaultIndex(settings, embedder=counting, sparse=sparse) as reopened:
+        reopened.indexer.sync()
+        assert "Recipes/Country Loaf.md" in reopened.graph.backlinks("Recipes/Sourdough Starter.md")
+    parsed = count_parses(monkeypatch)
+    with VaultIndex(settings, embedder=counting, sparse=sparse) as again:
+        again.indexer.sync()
+        assert parsed == []  # rebuilt once, then read back
+    index.store = again.store
+
+
+def test_an_edit_looks_only_at_links_that_can_have_moved(
+    index: VaultIndex, vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Saving one note must cost the same in a vault of 50 notes or 50,000: the sync looks at
+    # the links of the notes whose resolution changed, not at every note's.
+    looked_at: list[str] = []
+    outgoing = index.graph.outgoing
+    monkeypatch.setattr(index.graph, "outgoing", lambda f: looked_at.append(f) or outgoing(f))
+    note = vault / "Recipes" / "Country Loaf.md"
+    note.write_text(note.read_text(encoding="utf-8") + "\nBaked again.\n", encoding="utf-8")
+    index.indexer.sync(["Recipes/Country Loaf.md"])
+    assert set(looked_at) == {"Recipes/Country Loaf.md"}
+    assert note_count(vault) > 10
+
+
+def test_links_a_failed_rewrite_left_behind_are_rewritten_by_the_next_sync(
+    index: VaultIndex, vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (vault / "A.md").write_text("See [[Later]].\n")
+    (vault / "B.md").write_text("Also [[Later]].\n")
+    index.indexer.sync()
+    set_links = index.store.set_links
+    calls: list[str] = []
+
+    def flaky(file: str, links: list[str]) -> None:
+        calls.append(file)
+        if len(calls) == 2:
+            raise ConnectionError("store went away")
+        set_links(file, links)
+
+    monkeypatch.setattr(index.store, "set_links", flaky)
+    (vault / "Later.md").write_text("Here now.\n")
+    with pytest.raises(ConnectionError):
+        index.indexer.sync(["Later.md"])
+    index.indexer.sync([])  # nothing changed on disk: only the leftover rewrite
+    for file in ("A.md", "B.md"):
+        (payload,) = index.store.scroll(SearchFilter(files=[file]))
+        assert payload.links == ["Later.md"], file
 
 
 def test_switching_the_embedding_model_reembeds_every_note_once(

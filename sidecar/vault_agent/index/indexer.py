@@ -22,7 +22,7 @@ import logging
 import math
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 from typing import Literal
@@ -32,7 +32,7 @@ from watchfiles import Change, DefaultFilter, awatch
 
 from vault_agent.config import Settings
 from vault_agent.index.embedder import Embedder
-from vault_agent.index.link_cache import CachedNote, load_link_cache, save_link_cache
+from vault_agent.index.link_cache import CachedNote, LinkCache
 from vault_agent.index.pdf_pipeline import PdfPipeline, PdfReady
 from vault_agent.index.sparse import Bm25Encoder
 from vault_agent.index.store import (
@@ -133,8 +133,11 @@ class Indexer:
         self.graph = graph or LinkGraph()
         self.progress = IndexProgress()
         self.statuses: dict[str, FileStatus] = {}
-        self._cache_path = settings.vault_data_dir / "links.json"
-        self._cache: dict[str, CachedNote] = {}
+        self.link_cache = LinkCache(settings.vault_data_dir / "links.sqlite3")
+        # The `links` payload in the store of each indexed note (None: unknown, rewritten),
+        # and the notes whose resolved links may since have moved away from it.
+        self._stored_links: dict[str, list[str] | None] = {}
+        self._links_to_check: set[str] = set()
         self._pdfs = PdfPipeline(settings, settings.vault_data_dir / "extract-cache")
         self._lock = threading.Lock()
         self._graph_lock = threading.Lock()
@@ -209,6 +212,10 @@ class Indexer:
         if not self._graph_loaded:
             self._ensure_graph(self.store.file_states(VAULT_SOURCE))
 
+    def close(self) -> None:
+        """Commit and close the link cache."""
+        self.link_cache.close()
+
     def file_status(self) -> list[FileStatus]:
         """Per-file status of the last sync, sorted by path."""
         return [self.statuses[file] for file in sorted(self.statuses)]
@@ -276,7 +283,7 @@ class Indexer:
         finally:
             self._pdfs.close()  # no worker outlives its sync, even one that failed
         self._reconcile_links()
-        save_link_cache(self._cache_path, self._cache)
+        self.link_cache.commit()
         if paths is None:  # only a full scan knows every PDF still in the vault
             self._pdfs.cache.prune(unchanged_pdfs | self._pdfs.seen_hashes)
 
@@ -307,9 +314,10 @@ class Indexer:
         if not files:
             return
         self.store.delete_files(sorted(files))
+        self.link_cache.remove(files)
         for file in files:
             self.statuses.pop(file, None)
-            self._cache.pop(file, None)
+            self._stored_links.pop(file, None)
             self.graph.remove_file(file)
             self._pdfs.forget(file)
         report.deleted += len(files)
@@ -386,11 +394,7 @@ class Indexer:
             log.exception("parsing %s failed", file)
             self._fail(file, "failed", f"could not parse: {error!r}", report, state)
             return None
-        targets = note.link_targets()
-        self.graph.set_file(file, note.aliases, targets)
-        self._cache[file] = CachedNote(
-            content_hash=note.content_hash, aliases=note.aliases, links=targets
-        )
+        self.graph.set_file(file, note.aliases, note.link_targets())
         return _Pending(
             note=note,
             chunks=chunk_note(note),
@@ -427,7 +431,6 @@ class Indexer:
         if ready.note is None:
             self._fail(file, ready.state, ready.reason, report, state if ready.lasting else None)
             return None
-        self._cache[file] = CachedNote(content_hash=ready.content_hash)
         return _Pending(
             note=ready.note,
             chunks=chunk_note(ready.note),
@@ -442,9 +445,20 @@ class Indexer:
         sparse = self.sparse.embed_documents(texts)
         points: list[EmbeddedChunk] = []
         position = 0
+        cached = []
         for pending in batch:
-            links = self.graph.outgoing(pending.note.file)
-            self._cache[pending.note.file].stored_links = links
+            note = pending.note
+            links = self.graph.outgoing(note.file)
+            self._stored_links[note.file] = links
+            cached.append(
+                CachedNote(
+                    file=note.file,
+                    content_hash=note.content_hash,
+                    aliases=note.aliases,
+                    links=note.link_targets(),
+                    stored_links=links,
+                )
+            )
             for chunk in pending.chunks:
                 payload = self._payload(pending, chunk, links)
                 points.append(
@@ -463,6 +477,9 @@ class Indexer:
         if stored:
             self.store.delete_files(stored)
         self.store.upsert(points)
+        for entry in cached:
+            self.link_cache.put(entry)
+        self.link_cache.commit()
         for pending in batch:
             note = pending.note
             warnings = list(note.warnings)
@@ -509,48 +526,71 @@ class Indexer:
                 self._load_graph_locked(states)
 
     def _load_graph_locked(self, states: dict[str, FileState]) -> None:
-        self._cache = load_link_cache(self._cache_path)
-        for file, state in states.items():
-            cached = self._cache.get(file)
-            if cached is None or cached.content_hash != state.content_hash:
-                cached = self._reparse_for_graph(file, state)
-                if cached is None:
-                    continue
-                self._cache[file] = cached
-            self.graph.set_file(file, cached.aliases, cached.links)
-        for file in set(self._cache) - set(states):
-            del self._cache[file]
+        self.graph.set_files(self._indexed_notes_links(states))
         self._graph_loaded = True
+
+    def _indexed_notes_links(
+        self, states: dict[str, FileState]
+    ) -> Iterator[tuple[str, list[str], list[str]]]:
+        """(file, aliases, link targets) of every indexed note, from the link cache, re-parsed
+        where the cache is stale; notes the store no longer holds leave the cache."""
+        gone = []
+        for cached in self.link_cache.notes():
+            state = states.get(cached.file)
+            if state is None:
+                gone.append(cached.file)
+            elif cached.content_hash == state.content_hash:
+                self._stored_links[cached.file] = cached.stored_links
+                yield cached.file, cached.aliases, cached.links
+        self.link_cache.remove(gone)
+        for file, state in states.items():
+            if file in self._stored_links:
+                continue
+            reparsed = self._reparse_for_graph(file, state)
+            if reparsed is not None:
+                self._stored_links[file] = None
+                self.link_cache.put(reparsed)
+                yield file, reparsed.aliases, reparsed.links
+        self.link_cache.commit()
 
     def _reparse_for_graph(self, file: str, state: FileState) -> CachedNote | None:
         if is_pdf(file):
-            return CachedNote(content_hash=state.content_hash)  # PDFs link nowhere
+            return CachedNote(file=file, content_hash=state.content_hash)  # PDFs link nowhere
         try:
             note = parse_note(file, resolve_in_vault(self.root, file).read_bytes())
         except Exception:  # gone or unreadable: the sync that follows deals with it
             return None
         # Links stored with the old content are unknown (None): the reconcile rewrites them.
         return CachedNote(
-            content_hash=state.content_hash, aliases=note.aliases, links=note.link_targets()
+            file=file,
+            content_hash=state.content_hash,
+            aliases=note.aliases,
+            links=note.link_targets(),
         )
 
     def _reconcile_links(self) -> None:
         """Adding or removing a note can change how other notes' links resolve: rewrite the
-        stored `links` payload (no re-embedding) wherever the resolution moved."""
+        stored `links` payload (no re-embedding) wherever the resolution moved. Only notes the
+        graph reports as changed are looked at, so an edit costs the same in any vault size."""
+        self._links_to_check |= self.graph.take_changed()
         moved = {}
-        for file, cached in self._cache.items():
-            links = self.graph.outgoing(file)
-            if links != cached.stored_links:
-                moved[file] = links
-                cached.stored_links = None
+        for file in self._links_to_check:
+            if file in self._stored_links:
+                links = self.graph.outgoing(file)
+                if links != self._stored_links[file]:
+                    moved[file] = links
+        self._links_to_check = set(moved)  # left to check if a rewrite fails
         if not moved:
             return
         # Say on disk first that these are being rewritten: a crash between the rewrites and
-        # the cache save that ends the sync must not leave the cache vouching for old links.
-        save_link_cache(self._cache_path, self._cache)
-        for file, links in moved.items():
+        # the commit that follows must not leave the cache vouching for old links.
+        self.link_cache.set_stored_links(dict.fromkeys(moved))
+        self.link_cache.commit()
+        for file, links in sorted(moved.items()):
             self.store.set_links(file, links)
-            self._cache[file].stored_links = links
+            self._stored_links[file] = links
+            self._links_to_check.discard(file)
+        self.link_cache.set_stored_links(dict(moved))
 
     # ----------------------------------------------------------------- status
 
@@ -583,7 +623,8 @@ class Indexer:
         (`stored`), that goes: the index must not answer from a file it now refuses."""
         if stored is not None:
             self.store.delete_files([file])
-            self._cache.pop(file, None)
+            self.link_cache.remove([file])
+            self._stored_links.pop(file, None)
             self.graph.set_file(file)  # still a link target, but its links are unknown now
         self.statuses[file] = FileStatus(file=file, state=state, reason=reason)
         if state == "skipped":

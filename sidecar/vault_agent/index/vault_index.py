@@ -39,7 +39,8 @@ class VaultIndex:
         self.documents = Documents(self.store, self.embedder, self.sparse, settings.vault_id)
 
     def close(self) -> None:
-        """Flush and release the store."""
+        """Flush and release the store (and the indexer's link cache)."""
+        self.indexer.close()
         self.store.close()
 
     def __enter__(self) -> VaultIndex:

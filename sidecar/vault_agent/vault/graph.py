@@ -55,13 +55,32 @@ class LinkGraph:
         # keys share one map (a shared key only costs a needless re-resolution).
         self._dependents: dict[str, set[str]] = {}
         self._backrefs: dict[str, Counter[str]] = {}
+        self._changed: set[str] = set()  # see take_changed()
 
     # -- updates --------------------------------------------------------------------------
 
     def set_file(self, file: str, aliases: Sequence[str] = (), targets: Sequence[str] = ()) -> None:
         """Add or replace a file with its aliases and raw link targets (as written, e.g.
         "Folder/Note#Heading"; attachments have none)."""
+        self._refresh(self._register(file, aliases, targets))
+
+    def set_files(self, entries: Iterable[tuple[str, Sequence[str], Sequence[str]]]) -> None:
+        """`set_file` for many (file, aliases, targets) at once, each link resolved once at
+        the end rather than again as each new file arrives: for loading a whole vault."""
+        stale: set[str] = set()
+        for file, aliases, targets in entries:
+            stale |= self._register(file, aliases, targets)
+        self._refresh(stale)
+
+    def take_changed(self) -> set[str]:
+        """Files whose outgoing links may have changed since the last call (then forgotten)."""
+        changed, self._changed = self._changed, set()
+        return changed
+
+    def _register(self, file: str, aliases: Sequence[str], targets: Sequence[str]) -> set[str]:
+        """Record a file, its aliases and targets; the files whose links must be resolved again."""
         file = sys.intern(file)
+        self._changed.add(file)
         stale: set[str] = {file}
         if file not in self._targets:
             _add(self._by_path, file.lower(), file)
@@ -85,7 +104,7 @@ class LinkGraph:
         self._resolved[file] = [None] * len(targets)
         for key in _dependency_keys(self._targets[file]):
             self._dependents.setdefault(key, set()).add(file)
-        self._refresh(stale)
+        return stale
 
     def remove_file(self, file: str) -> None:
         """Forget a file: its links go, and links that pointed at it are resolved again."""
@@ -98,6 +117,7 @@ class LinkGraph:
         for alias in aliases:
             _discard(self._by_alias, alias, file)
         del self._targets[file], self._resolved[file]
+        self._changed.discard(file)
         stale: set[str] = set()
         for key in (_name_key(file), *aliases):
             stale |= self._dependents.get(key, set())
@@ -194,6 +214,7 @@ class LinkGraph:
                 if new is not None:
                     self._backrefs.setdefault(new, Counter())[source] += 1
                 resolved[index] = new
+                self._changed.add(source)
 
     def _forget_links(self, file: str) -> None:
         for key in _dependency_keys(self._targets[file]):
