@@ -33,7 +33,7 @@ from vault_agent.index.edge_store import EdgeStore
 
 CHILD = Path(__file__).with_name("crash_child.py")
 BATCH = 1  # chunks per write batch: many writes, so many places to die
-SEEDS = [101, 107, 111, 202, 303, 404]  # first kills: 7, 8 (half), 7, 13 (half), 2, 3 of 16
+SEEDS = [101, 107, 111, 202, 303, 404]  # first kills: 19, 8 (half), 27, 25, 2, 3 of 29
 KILLED = -9
 
 LONG = "\n\n".join(f"## Part {i}\n\n" + f"Paragraph {i} about tidal pools. " * 40 for i in range(4))
@@ -186,7 +186,10 @@ def test_kill_9_at_seeded_writes_twice_then_resume_equals_a_clean_index(
 
 @pytest.mark.parametrize(
     ("scenario", "kill_at"),
-    [("edited, then its link target deleted", 3), ("link target added, then deleted", 4)],
+    # Writes: a cache commit as the graph loads, then (edited) delete, upsert, the commit
+    # recording Linker's links [4]; or (added) upsert, commit, the commit saying Linker's links
+    # are being rewritten, the rewrite, the commit recording it [6].
+    [("edited, then its link target deleted", 4), ("link target added, then deleted", 6)],
 )
 def test_links_written_just_before_a_crash_are_corrected_after_it(
     scenario: str, kill_at: int, tmp_path: Path
@@ -203,10 +206,11 @@ def test_links_written_just_before_a_crash_are_corrected_after_it(
     assert run_child(vault, data_dir, 0)[0] == 0
 
     if scenario.startswith("edited"):
-        # The edit writes Linker's chunks (links: [Target]) then dies before the cache is saved.
+        # The edit writes Linker's chunks (links: [Target]) then dies before the cache commit.
         linker.write_text("# Linker\n\nSee [[Target]], edited.\n", encoding="utf-8")
     else:
-        # The new target makes Linker's link resolve: a links rewrite, then death.
+        # The new target makes Linker's link resolve: a links rewrite, then death before the
+        # cache records it.
         target.write_text("# Target\n\nHere now.\n", encoding="utf-8")
     code, _ = run_child(vault, data_dir, kill_at, "before")
     assert code == KILLED
