@@ -64,16 +64,7 @@ class LinkCache:
         try:
             self._db = _open(path)
         except sqlite3.DatabaseError as error:  # corrupt: it is only a cache
-            log.warning("link cache %s unreadable (%s): starting it again", path, error)
-            _remove(path)
-            self._db = _open(path)
-
-    def _reset(self) -> None:
-        with self._lock:
-            with contextlib.suppress(sqlite3.Error):
-                self._db.close()
-            _remove(self.path)
-            self._db = _open(self.path)
+            self._db = _start_again(path, error)
 
     def notes(self) -> Iterator[CachedNote]:
         """Every cached note, streamed page by page. A damaged row is left out (its note gets
@@ -85,9 +76,11 @@ class LinkCache:
                     rows = self._db.execute(
                         "SELECT * FROM notes WHERE file > ? ORDER BY file LIMIT ?", (after, _PAGE)
                     ).fetchall()
-            except sqlite3.DatabaseError as error:
-                log.warning("link cache %s unreadable (%s): starting it again", self.path, error)
-                self._reset()
+            except sqlite3.DatabaseError as error:  # damage the header didn't show
+                with self._lock:
+                    with contextlib.suppress(sqlite3.Error):
+                        self._db.close()
+                    self._db = _start_again(self.path, error)
                 return
             for file, content_hash, aliases, links, stored_links in rows:
                 try:
@@ -148,10 +141,13 @@ def _open(path: Path) -> sqlite3.Connection:
     return db
 
 
-def _remove(path: Path) -> None:
+def _start_again(path: Path, error: sqlite3.DatabaseError) -> sqlite3.Connection:
+    """A new, empty cache in place of a damaged one."""
+    log.warning("link cache %s unreadable (%s): starting it again", path, error)
     for suffix in ("", "-wal", "-shm"):
         with contextlib.suppress(OSError):
             Path(f"{path}{suffix}").unlink()
+    return _open(path)
 
 
 def _dump(values: Sequence[str]) -> str:
