@@ -31,7 +31,7 @@ bench: setup
 	$(UV) run python -m bench.server
 	$(UV) run python -m bench.load
 
-# About 25 minutes at the default sizes (1k, 10k and 50k notes): see docs/performance.md.
+# 25 to 35 minutes at the default sizes (1k, 10k and 50k notes): see docs/performance.md.
 bench-scale: setup
 	$(UV) run python -m bench.scale
 
