@@ -11,6 +11,7 @@ import sys
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -64,6 +65,20 @@ def index(
         yield vault_index
 
 
+def files_passed_to(monkeypatch: pytest.MonkeyPatch, function: str, position: int) -> list[str]:
+    """The `file` argument (at `position`) of each call the indexer makes to `function` from
+    now on: which files it reads or parses."""
+    files: list[str] = []
+    real = getattr(indexer_module, function)
+
+    def recording(*args: Any) -> Any:
+        files.append(args[position])
+        return real(*args)
+
+    monkeypatch.setattr(indexer_module, function, recording)
+    return files
+
+
 def note_count(vault: Path) -> int:
     return sum(1 for p in vault.rglob("*.md") if not any(s.startswith(".") for s in p.parts))
 
@@ -106,14 +121,7 @@ def test_no_change_resync_reads_no_file(
     settings = Settings(vault=vault, data_dir=tmp_path / "reads")
     with VaultIndex(settings, embedder=counting, sparse=sparse) as vault_index:
         vault_index.indexer.sync()
-        reads: list[str] = []
-        real = indexer_module.resolve_in_vault
-
-        def counting_resolve(root: Path, file: str) -> Path:
-            reads.append(file)
-            return real(root, file)
-
-        monkeypatch.setattr(indexer_module, "resolve_in_vault", counting_resolve)
+        reads = files_passed_to(monkeypatch, "resolve_in_vault", 1)
         report = vault_index.indexer.sync()
         assert reads == []
         assert report.indexed == 0
@@ -207,19 +215,6 @@ def test_new_note_resolves_earlier_dangling_links_in_the_payload(
     assert "Linker.md" in index.graph.backlinks("Brand New Target.md")
 
 
-def count_parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The files the indexer parses from now on."""
-    parsed: list[str] = []
-    parse = indexer_module.parse_note
-
-    def counting_parse(file: str, raw: bytes) -> object:
-        parsed.append(file)
-        return parse(file, raw)
-
-    monkeypatch.setattr(indexer_module, "parse_note", counting_parse)
-    return parsed
-
-
 def test_graph_survives_a_restart_without_reparsing(
     index: VaultIndex,
     vault: Path,
@@ -232,7 +227,7 @@ def test_graph_survives_a_restart_without_reparsing(
     index.indexer.sync()
     settings = index.settings
     index.close()
-    parsed = count_parses(monkeypatch)
+    parsed = files_passed_to(monkeypatch, "parse_note", 0)
     with VaultIndex(settings, embedder=counting, sparse=sparse) as reopened:
         counting.embedded = 0
         reopened.indexer.sync()
@@ -258,7 +253,7 @@ def test_a_damaged_link_cache_is_rebuilt_from_the_notes(
     with VaultIndex(settings, embedder=counting, sparse=sparse) as reopened:
         reopened.indexer.sync()
         assert "Recipes/Country Loaf.md" in reopened.graph.backlinks("Recipes/Sourdough Starter.md")
-    parsed = count_parses(monkeypatch)
+    parsed = files_passed_to(monkeypatch, "parse_note", 0)
     with VaultIndex(settings, embedder=counting, sparse=sparse) as again:
         again.indexer.sync()
         assert parsed == []  # rebuilt once, then read back
