@@ -34,7 +34,9 @@ from vault_agent.index.store import DENSE_DIM
 Vector = NDArray[np.float32]
 
 MODEL_NAMES: dict[EmbeddingVariant, str] = {
-    "dynamic-int8": "vault-agent/all-minilm-l6-v2-dynamic-int8",
+    # "-rr": 7-bit weights (quantize.py); the 8-bit model before it computed differently on
+    # CPUs without VNNI, so its chunks are re-embedded once.
+    "dynamic-int8": "vault-agent/all-minilm-l6-v2-dynamic-int8-rr",
     "packaged": "vault-agent/all-minilm-l6-v2-int8",
 }
 _TOKENIZER_DIR = Path(__file__).parent / "models" / "all-minilm-l6-v2"
