@@ -54,6 +54,7 @@ from vault_agent.index.store import (
     EmbeddedChunk,
     SearchFilter,
     SparseVector,
+    VectorQuery,
     point_id,
 )
 from vault_agent.index.vault_index import VaultIndex
@@ -323,11 +324,11 @@ def store_worker(points: int) -> dict[str, Any]:
         for _ in range(5 + SEARCHES):
             dense = _unit(rng.standard_normal(DENSE_DIM)).tolist()
             sparse = _sparse(rng)
-            plain.append(timed(lambda d=dense, s=sparse: store.query(d, s, None, 40, 100, "dbsf")))
+            # What one hybrid search asks the store: both candidate lists in one call.
+            queries = [VectorQuery(dense, 100), VectorQuery(sparse, 100)]
+            plain.append(timed(lambda q=queries: store.search(q)))
             folder_filter = SearchFilter(folders=[f"folder{rng.integers(0, 50)}"])
-            filtered.append(
-                timed(lambda d=dense, s=sparse, f=folder_filter: store.query(d, s, f, 40, 100))
-            )
+            filtered.append(timed(lambda q=queries, f=folder_filter: store.search(q, f)))
         plain, filtered = plain[5:], filtered[5:]  # warm-up dropped
         result["search_p50_ms"] = percentile(plain, 0.5) * 1000
         result["search_p95_ms"] = percentile(plain, 0.95) * 1000

@@ -33,7 +33,6 @@ from vault_agent.evaluation.questions import (
 from vault_agent.evaluation.run import EvalInputError, EvalOptions, eval_options, run_eval
 from vault_agent.index.embedder import MiniLmEmbedder, Vector
 from vault_agent.index.query_hints import query_hints
-from vault_agent.index.search import Searcher
 from vault_agent.index.sparse import Bm25Encoder
 from vault_agent.index.store import ChunkPayload
 from vault_agent.index.vault_index import VaultIndex
@@ -206,7 +205,7 @@ def test_date_in_the_query_puts_that_daily_note_first(agent_index: VaultIndex) -
     searcher = agent_index.searcher
     query = "What did I do on 2 November 2026?"
     assert searcher.search(query, limit=3)[0].file == "Daily/2026-11-02.md"
-    plain = Searcher(searcher.store, searcher.embedder, searcher.sparse, boosts=False)
+    plain = searcher.with_options(boosts=False)
     assert plain.search(query, limit=3)[0].file != "Daily/2026-11-02.md"
 
 

@@ -35,6 +35,7 @@ from vault_agent.index.store import (
     SearchFilter,
     SparseVector,
     Store,
+    VectorQuery,
     point_id,
 )
 from vault_agent.index.stores import open_store
@@ -111,7 +112,8 @@ def chunk(settings: Settings, file: str, words: str) -> EmbeddedChunk:
 def files_found(store: Store, words: str) -> set[str]:
     """Files whose chunks match `words` by keyword."""
     terms = sorted({zlib.crc32(w.encode()) for w in words.split()})
-    hits = store.query(None, SparseVector(indices=terms, values=[1.0] * len(terms)))
+    words_query = VectorQuery(SparseVector(indices=terms, values=[1.0] * len(terms)), 10)
+    (hits,) = store.search([words_query])
     return {hit.payload.file for hit in hits}
 
 

@@ -1,24 +1,29 @@
 """Hybrid search over the store: a query becomes ranked hits with a snippet each.
 
-Dense (MiniLM) and sparse (BM25) candidates are fused inside Qdrant, by distribution-based
-score fusion (DBSF) over 100 candidates each: measured better than RRF (docs/retrieval.md). By
-default the best chunk per note is kept, since users and the agent think in notes, not chunks.
-Hits from notes linked to the active note, and hits carrying a date or tag the query names,
-are boosted before that.
+Dense (MiniLM) and sparse (BM25) candidates, 100 of each, come from the store in one call
+and are fused here, by distribution-based score fusion (DBSF; measured better than RRF,
+docs/retrieval.md). Chunks holding a rare query term get a bonus (`rare_terms.py`), so an
+exact name, identifier or version wins whatever the dense side says. By default the best
+chunk per note is kept, since users and the agent think in notes, not chunks. Hits from notes
+linked to the active note, and hits carrying a date or tag the query names, are boosted
+before that.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Collection
-from typing import Literal
+from dataclasses import dataclass, replace
+from typing import Any, Literal
 
 from pydantic import BaseModel
 
 from vault_agent.index.embedder import Embedder
+from vault_agent.index.fusion import FusionMethod, fuse
 from vault_agent.index.query_hints import QueryHints, query_hints
+from vault_agent.index.rare_terms import RareTermMatches, probes, rare_term_matches
 from vault_agent.index.sparse import Bm25Encoder
-from vault_agent.index.store import FusionMethod, SearchFilter, Store, StoredHit
+from vault_agent.index.store import SearchFilter, Store, StoredHit, VectorQuery
 from vault_agent.vault.pdf_note import page_subpath
 
 SearchMode = Literal["hybrid", "dense", "sparse"]
@@ -68,6 +73,20 @@ class SearchHit(BaseModel):
         return f"[[{target}#{section}]]" if section else f"[[{target}]]"
 
 
+@dataclass(frozen=True)
+class SearchOptions:
+    """The levers of a hybrid search; each can be switched off to measure it (`vault-agent
+    eval` modes)."""
+
+    fusion: FusionMethod = FUSION
+    candidates: int = CANDIDATES
+    """Candidates per vector before fusion."""
+    boosts: bool = True
+    """Neighbourhood, date and tag boosts."""
+    rare_terms: bool = True
+    """The bonus of chunks holding a rare query term (`rare_terms.py`)."""
+
+
 class Searcher:
     """Runs hybrid queries against one store."""
 
@@ -76,16 +95,16 @@ class Searcher:
         store: Store,
         embedder: Embedder,
         sparse: Bm25Encoder,
-        fusion: FusionMethod = FUSION,
-        candidates: int = CANDIDATES,
-        boosts: bool = True,
+        options: SearchOptions | None = None,
     ) -> None:
         self.store = store
         self.embedder = embedder
         self.sparse = sparse
-        self.fusion = fusion
-        self.candidates = candidates
-        self.boosts = boosts
+        self.options = options or SearchOptions()
+
+    def with_options(self, **changes: Any) -> Searcher:
+        """The same searcher with some levers changed."""
+        return Searcher(self.store, self.embedder, self.sparse, replace(self.options, **changes))
 
     def search(
         self,
@@ -100,23 +119,15 @@ class Searcher:
 
         `near` lists the files around the note the user is looking at (its links and
         backlinks); their hits, and hits carrying a date or tag written in the query, are
-        boosted (unless the searcher was made with `boosts=False`)."""
-        dense = self.embedder.embed_query(query).tolist() if mode != "sparse" else None
-        sparse = self.sparse.embed_query(query) if mode != "dense" else None
-        hints = query_hints(query) if self.boosts else QueryHints()
-        near = near if self.boosts else ()
+        boosted (unless the searcher's options switch boosts off)."""
+        boosts = self.options.boosts
+        hints = query_hints(query) if boosts else QueryHints()
+        near = near if boosts else ()
         # Over-fetch so that collapsing to one chunk per note still fills `limit`.
         fetch = limit * 4 if one_per_note else limit
         if hints or near:
             fetch = max(fetch, BOOST_POOL)
-        stored = self.store.query(
-            dense,
-            sparse,
-            search_filter,
-            limit=fetch,
-            candidates=max(self.candidates, fetch),
-            fusion=self.fusion,
-        )
+        stored = self._ranked(query, search_filter, mode, fetch)
         if hints or near:
             stored = _boosted(stored, hints, set(near))
         hits: list[SearchHit] = []
@@ -129,6 +140,31 @@ class Searcher:
             if len(hits) == limit:
                 break
         return hits
+
+    def _ranked(
+        self, query: str, search_filter: SearchFilter | None, mode: SearchMode, fetch: int
+    ) -> list[StoredHit]:
+        """Chunks for `query`, best first: one list (dense or sparse mode), or both fused
+        with the rare-term bonus (hybrid)."""
+        if mode == "dense":
+            dense = VectorQuery(self.embedder.embed_query(query).tolist(), fetch)
+            return self.store.search([dense], search_filter)[0]
+        sparse = self.sparse.embed_query(query)
+        if mode == "sparse":
+            return self.store.search([VectorQuery(sparse, fetch)], search_filter)[0]
+        options = self.options
+        queries = [
+            VectorQuery(self.embedder.embed_query(query).tolist(), max(options.candidates, fetch)),
+            VectorQuery(sparse, max(options.candidates, fetch)),
+        ]
+        if options.rare_terms:
+            queries += probes(sparse)
+        lists = self.store.search(queries, search_filter)
+        fused = fuse(lists[:2], options.fusion)
+        rare = rare_term_matches(lists[2:])
+        if rare:
+            fused = _with_bonus(fused, rare)
+        return fused[:fetch]
 
 
 def make_snippet(body: str, query: str, max_chars: int = SNIPPET_CHARS) -> str:
@@ -149,6 +185,17 @@ def make_snippet(body: str, query: str, max_chars: int = SNIPPET_CHARS) -> str:
     if len(snippet) > max_chars:
         snippet = snippet[: max_chars - 1].rsplit(" ", 1)[0] + "…"
     return snippet
+
+
+def _with_bonus(fused: list[StoredHit], rare: RareTermMatches) -> list[StoredHit]:
+    """`fused` plus the chunks holding rare terms that it lacked, re-scored with their bonus."""
+    known = {hit.id for hit in fused}
+    missing = [hit.model_copy(update={"score": 0.0}) for hit in rare.hits.values()]
+    pool = fused + [hit for hit in missing if hit.id not in known]
+    rescored = [
+        hit.model_copy(update={"score": hit.score + rare.bonus.get(hit.id, 0.0)}) for hit in pool
+    ]
+    return sorted(rescored, key=lambda hit: hit.score, reverse=True)
 
 
 def _boosted(stored: list[StoredHit], hints: QueryHints, near: set[str]) -> list[StoredHit]:

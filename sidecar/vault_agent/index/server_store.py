@@ -23,9 +23,8 @@ from qdrant_client import QdrantClient
 from qdrant_client import models as m
 from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
 
-from vault_agent.index.conditions import AnyOf, DateRange, IntEquals, NoneOf, conditions
+from vault_agent.index.conditions import AnyOf, Condition, IntEquals, NoneOf
 from vault_agent.index.errors import StoreError, StoreUnavailableError
-from vault_agent.index.file_states import STATE_FIELDS, FileStateBuilder
 from vault_agent.index.store import (
     DATETIME_FIELDS,
     DENSE_DIM,
@@ -35,23 +34,15 @@ from vault_agent.index.store import (
     SPARSE_VECTOR,
     ChunkPayload,
     EmbeddedChunk,
-    FileState,
-    FusionMethod,
-    SearchFilter,
     SparseVector,
     StoredHit,
+    VectorQuery,
 )
+from vault_agent.index.store_base import QdrantStore
 
-#: Same RRF constant as the Edge store, so both rank alike. The server's own default is 2;
-#: setting k needs a server with parametrised RRF (`RrfQuery`, Qdrant 1.16 or later).
-RRF_K = 60
 #: Points per upsert request: 256 points of 384 floats plus bodies stay well under the
 #: server's 32 MB request limit.
 UPSERT_BATCH = 256
-#: Points per scroll page (one HTTP round trip each).
-SCROLL_PAGE = 256
-#: file_states() pages carry five small fields per point, so they can be much larger.
-STATE_PAGE = 4096
 
 _INDEX_TYPES = (
     [(k, m.PayloadSchemaType.KEYWORD) for k in KEYWORD_FIELDS]
@@ -60,11 +51,13 @@ _INDEX_TYPES = (
 )
 
 
-class ServerStore:
+class ServerStore(QdrantStore[m.Filter]):
     """A `Store` on the collection `collection` of the Qdrant behind `client`.
 
     The collection is created (vectors and payload indexes) when missing. `url` only labels
     error messages; `connect` fills it in."""
+
+    upsert_batch = UPSERT_BATCH
 
     def __init__(self, client: QdrantClient, collection: str, *, url: str | None = None) -> None:
         self.client = client
@@ -129,123 +122,6 @@ class ServerStore:
             client.close()
             raise
 
-    # -- writes -----------------------------------------------------------------------------
-
-    def upsert(self, chunks: Sequence[EmbeddedChunk]) -> None:
-        """Insert or replace points, waiting until the server has applied them."""
-        for start in range(0, len(chunks), UPSERT_BATCH):
-            points = [_point(c) for c in chunks[start : start + UPSERT_BATCH]]
-            with self._requests():
-                self.client.upsert(self.collection, points=points, wait=True)
-
-    def delete_files(self, files: Sequence[str]) -> None:
-        """Delete every point whose `file` is in `files`."""
-        if files:
-            flt = _filter(SearchFilter(files=list(files)))
-            with self._requests():
-                self.client.delete(self.collection, m.FilterSelector(filter=flt), wait=True)
-
-    def set_links(self, file: str, links: list[str]) -> None:
-        """Rewrite `links` on every chunk of `file`, leaving vectors and other keys alone."""
-        flt = _filter(SearchFilter(files=[file]))
-        assert flt is not None
-        with self._requests():
-            self.client.set_payload(self.collection, {"links": links}, points=flt, wait=True)
-
-    def set_payload(self, file: str, values: dict[str, Any]) -> None:
-        """Overwrite these top-level keys on every chunk of `file`, vectors untouched."""
-        flt = _filter(SearchFilter(files=[file]))
-        assert flt is not None
-        with self._requests():
-            self.client.set_payload(self.collection, values, points=flt, wait=True)
-
-    # -- reads ------------------------------------------------------------------------------
-
-    def query(
-        self,
-        dense: Sequence[float] | None,
-        sparse: SparseVector | None,
-        search_filter: SearchFilter | None = None,
-        limit: int = 10,
-        candidates: int = 50,
-        fusion: FusionMethod = "rrf",
-    ) -> list[StoredHit]:
-        """Hybrid (`fusion` of a dense and a sparse prefetch) or single-vector query.
-
-        A sparse vector without terms (a query made only of stop words) counts as absent;
-        with no usable vector at all the result is empty."""
-        if dense is None and sparse is None:
-            raise ValueError("query needs a dense or a sparse vector")
-        flt = _filter(search_filter)
-        searches: list[tuple[list[float] | m.SparseVector, str]] = []
-        if dense is not None:
-            searches.append((list(dense), DENSE_VECTOR))
-        if sparse is not None and sparse.indices:
-            searches.append(
-                (m.SparseVector(indices=sparse.indices, values=sparse.values), SPARSE_VECTOR)
-            )
-        if not searches:
-            return []
-        with self._requests():
-            if len(searches) == 1:
-                vector, using = searches[0]
-                response = self.client.query_points(
-                    self.collection,
-                    query=vector,
-                    using=using,
-                    query_filter=flt,
-                    limit=limit,
-                    with_payload=True,
-                )
-            else:
-                fetch = max(candidates, limit)
-                response = self.client.query_points(
-                    self.collection,
-                    prefetch=[
-                        m.Prefetch(query=vector, using=using, filter=flt, limit=fetch)
-                        for vector, using in searches
-                    ],
-                    query=_fusion(fusion),
-                    query_filter=flt,
-                    limit=limit,
-                    with_payload=True,
-                )
-        return [
-            StoredHit(id=str(p.id), score=p.score, payload=ChunkPayload.model_validate(p.payload))
-            for p in response.points
-        ]
-
-    def scroll(
-        self, search_filter: SearchFilter | None = None, limit: int | None = None
-    ) -> Iterator[ChunkPayload]:
-        """Iterate payloads matching the filter, page by page, at most `limit` of them."""
-        flt = _filter(search_filter)
-        for payload in self._pages(flt, True, SCROLL_PAGE, limit):
-            yield ChunkPayload.model_validate(payload)
-
-    def count(self, search_filter: SearchFilter | None = None) -> int:
-        """Exact number of points matching the filter."""
-        with self._requests():
-            result = self.client.count(
-                self.collection, count_filter=_filter(search_filter), exact=True
-            )
-        return result.count
-
-    def file_states(
-        self, source: str | None = None, files: Sequence[str] | None = None
-    ) -> dict[str, FileState]:
-        """Every indexed file (of `source`; among `files`, when given) with its hash, mtime,
-        size, embedding model and stored chunk count. Reads only those bookkeeping keys of
-        each point, never bodies or vectors."""
-        builder = FileStateBuilder()
-        selector = m.PayloadSelectorInclude(include=list(STATE_FIELDS))
-        if files is not None and not files:
-            return {}
-        flt = _filter(SearchFilter(sources=[source] if source else [], files=list(files or ())))
-        for payload in self._pages(flt, selector, STATE_PAGE, None):
-            builder.add(payload)
-        return builder.build()
-
     # -- lifecycle --------------------------------------------------------------------------
 
     def close(self) -> None:
@@ -259,6 +135,78 @@ class ServerStore:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    # -- the engine's primitives (see QdrantStore) ------------------------------------------
+
+    def _upsert(self, chunks: Sequence[EmbeddedChunk]) -> None:
+        points = [_point(c) for c in chunks]
+        with self._requests():  # wait: the points are applied before this returns
+            self.client.upsert(self.collection, points=points, wait=True)
+
+    def _delete(self, flt: m.Filter) -> None:
+        with self._requests():
+            self.client.delete(self.collection, m.FilterSelector(filter=flt), wait=True)
+
+    def _set_payload(self, flt: m.Filter, values: dict[str, Any]) -> None:
+        with self._requests():
+            self.client.set_payload(self.collection, values, points=flt, wait=True)
+
+    def _search(
+        self, queries: Sequence[VectorQuery], flt: m.Filter | None
+    ) -> list[list[StoredHit]]:
+        requests = [
+            m.QueryRequest(
+                query=_vector(query),
+                using=SPARSE_VECTOR if query.is_sparse else DENSE_VECTOR,
+                filter=flt,
+                limit=query.limit,
+                with_payload=True,
+            )
+            for query in queries
+        ]
+        with self._requests():
+            responses = self.client.query_batch_points(self.collection, requests)
+        return [
+            [
+                StoredHit(
+                    id=str(p.id), score=p.score, payload=ChunkPayload.model_validate(p.payload)
+                )
+                for p in response.points
+            ]
+            for response in responses
+        ]
+
+    def _scroll_page(
+        self, flt: m.Filter | None, keys: list[str] | None, limit: int, offset: Any
+    ) -> tuple[list[dict[str, Any]], Any]:
+        selector = True if keys is None else m.PayloadSelectorInclude(include=keys)
+        with self._requests():
+            records, next_offset = self.client.scroll(
+                self.collection,
+                scroll_filter=flt,
+                limit=limit,
+                offset=offset,
+                with_payload=selector,
+                with_vectors=False,
+            )
+        return [record.payload or {} for record in records], next_offset
+
+    def _count(self, flt: m.Filter | None) -> int:
+        with self._requests():
+            return self.client.count(self.collection, count_filter=flt, exact=True).count
+
+    def _condition(self, condition: Condition) -> tuple[bool, m.Condition]:
+        if isinstance(condition, AnyOf | NoneOf):
+            match = m.FieldCondition(key=condition.key, match=m.MatchAny(any=condition.values))
+            return isinstance(condition, AnyOf), match
+        if isinstance(condition, IntEquals):
+            value = m.MatchValue(value=condition.value)
+            return True, m.FieldCondition(key=condition.key, match=value)
+        span = m.DatetimeRange(gte=condition.gte, lt=condition.lt)
+        return True, m.FieldCondition(key=condition.key, range=span)
+
+    def _combine(self, must: list[Any], must_not: list[Any]) -> m.Filter:
+        return m.Filter(must=must or None, must_not=must_not or None)
 
     # -- internals --------------------------------------------------------------------------
 
@@ -280,34 +228,6 @@ class ServerStore:
             raise StoreUnavailableError(
                 f"Qdrant at {self.url} is unreachable: {_reason(exc)}"
             ) from exc
-
-    def _pages(
-        self,
-        flt: m.Filter | None,
-        with_payload: bool | m.PayloadSelectorInclude,
-        page: int,
-        limit: int | None,
-    ) -> Iterator[dict[str, Any]]:
-        """Payloads of the points matching `flt`, fetched `page` at a time."""
-        offset: m.ExtendedPointId | None = None
-        remaining = limit
-        while remaining is None or remaining > 0:
-            size = page if remaining is None else min(page, remaining)
-            with self._requests():
-                records, offset = self.client.scroll(
-                    self.collection,
-                    scroll_filter=flt,
-                    limit=size,
-                    offset=offset,
-                    with_payload=with_payload,
-                    with_vectors=False,
-                )
-            for record in records:
-                yield record.payload or {}
-            if remaining is not None:
-                remaining -= len(records)
-            if offset is None or not records:
-                return
 
     def _ensure_collection(self) -> None:
         """Create the collection and its payload indexes, or check an existing one's vectors."""
@@ -436,26 +356,7 @@ def _point(chunk: EmbeddedChunk) -> m.PointStruct:
     )
 
 
-def _fusion(method: FusionMethod) -> m.RrfQuery | m.FusionQuery:
-    if method == "dbsf":
-        return m.FusionQuery(fusion=m.Fusion.DBSF)
-    return m.RrfQuery(rrf=m.Rrf(k=RRF_K))
-
-
-def _filter(search_filter: SearchFilter | None) -> m.Filter | None:
-    """The qdrant-client filter for `search_filter`, or None when it matches everything."""
-    must: list[m.Condition] = []
-    must_not: list[m.Condition] = []
-    for cond in conditions(search_filter):
-        if isinstance(cond, AnyOf):
-            must.append(m.FieldCondition(key=cond.key, match=m.MatchAny(any=cond.values)))
-        elif isinstance(cond, NoneOf):
-            must_not.append(m.FieldCondition(key=cond.key, match=m.MatchAny(any=cond.values)))
-        elif isinstance(cond, IntEquals):
-            must.append(m.FieldCondition(key=cond.key, match=m.MatchValue(value=cond.value)))
-        elif isinstance(cond, DateRange):
-            rng = m.DatetimeRange(gte=cond.gte, lt=cond.lt)
-            must.append(m.FieldCondition(key=cond.key, range=rng))
-    if not must and not must_not:
-        return None
-    return m.Filter(must=must or None, must_not=must_not or None)
+def _vector(query: VectorQuery) -> list[float] | m.SparseVector:
+    if isinstance(query.vector, SparseVector):
+        return m.SparseVector(indices=query.vector.indices, values=query.vector.values)
+    return list(query.vector)

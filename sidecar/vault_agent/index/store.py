@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from datetime import date
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
 from pydantic import BaseModel, Field
 
@@ -19,10 +20,6 @@ SPARSE_VECTOR = "bm25"
 DENSE_DIM = 384
 #: The vault's own source: its points are written by the indexer only (never the document API).
 VAULT_SOURCE = "vault"
-
-#: How a hybrid query merges its dense and sparse candidates: reciprocal rank fusion, or
-#: distribution-based score fusion (each list's scores scaled by its mean +- 3 std, summed).
-FusionMethod = Literal["rrf", "dbsf"]
 
 #: Payload keys that get a Qdrant payload index (filters and scrolls stay fast at scale).
 KEYWORD_FIELDS = ("file", "tags", "type", "folders", "source", "content_hash")
@@ -75,6 +72,21 @@ class SparseVector(BaseModel):
 
     indices: list[int]
     values: list[float]
+
+
+@dataclass(frozen=True)
+class VectorQuery:
+    """One nearest-neighbour query: the `limit` points closest to a dense vector (cosine), or
+    scoring highest on a sparse one (BM25 with the collection's IDF). Ranking several lists
+    together (fusion) is the searcher's job, not the store's."""
+
+    vector: Sequence[float] | SparseVector
+    limit: int
+
+    @property
+    def is_sparse(self) -> bool:
+        """True for a BM25 query."""
+        return isinstance(self.vector, SparseVector)
 
 
 class EmbeddedChunk(BaseModel):
@@ -153,18 +165,11 @@ class Store(Protocol):
     def set_payload(self, file: str, values: dict[str, Any]) -> None:
         """Overwrite these top-level payload keys on every chunk of `file` (no re-embedding)."""
 
-    def query(
-        self,
-        dense: Sequence[float] | None,
-        sparse: SparseVector | None,
-        search_filter: SearchFilter | None = None,
-        limit: int = 10,
-        candidates: int = 50,
-        fusion: FusionMethod = "rrf",
-    ) -> list[StoredHit]:
-        """Hybrid query: dense and sparse prefetch of `candidates` each, fused with `fusion`
-        (RRF with k=60 unless told otherwise). With only one of the vectors, a plain query on
-        that vector."""
+    def search(
+        self, queries: Sequence[VectorQuery], search_filter: SearchFilter | None = None
+    ) -> list[list[StoredHit]]:
+        """The hits of each query (best first) among the points matching the filter, in one
+        call to the engine. A sparse query without terms (only stop words) has no hits."""
 
     def scroll(
         self, search_filter: SearchFilter | None = None, limit: int | None = None
