@@ -30,6 +30,7 @@ from numpy.typing import NDArray
 from vault_agent.config import APP_NAME, EmbeddingVariant, IndexSettings
 from vault_agent.index.quantize import dynamic_int8_model
 from vault_agent.index.store import DENSE_DIM
+from vault_agent.private_files import private_dir
 
 Vector = NDArray[np.float32]
 
@@ -154,7 +155,7 @@ def _model_dir(variant: EmbeddingVariant) -> Path:
     else:
         target = models / "all-minilm-l6-v2-dynamic-int8"
         weights = dynamic_int8_model(packaged, models / "derived")
-    target.mkdir(parents=True, exist_ok=True)
+    private_dir(target)
     wanted = {name: _TOKENIZER_DIR / name for name in _TOKENIZER_FILES}
     wanted["model.onnx"] = weights
     for name, source in wanted.items():
