@@ -80,6 +80,7 @@ const MEDIA = new Set(["img", "picture", "source", "video", "audio", "track", "i
 const URL_ATTRIBUTES = new Set([
 	"src", "srcset", "imagesrcset", "href", "data", "poster", "background", "action", "formaction", "codebase",
 	"archive", "lowsrc", "dynsrc", "manifest", "icon", "srcdoc", "longdesc", "cite", "usemap",
+	"base", // xml:base, which would make the relative URLs below it remote
 ]);
 const LINKS = new Set(["a", "area"]);
 /** Attributes that never load anything, whatever they hold (text, ids, geometry). */

@@ -27,7 +27,7 @@ const ALWAYS_LOADS = new Set([
 ]);
 const URL_ATTRIBUTES = new Set([
 	"src", "srcset", "imagesrcset", "poster", "background", "data", "action", "formaction", "href", "codebase",
-	"archive", "lowsrc", "dynsrc", "manifest", "icon", "ping", "srcdoc",
+	"archive", "lowsrc", "dynsrc", "manifest", "icon", "ping", "srcdoc", "base",
 ]);
 
 /** Everything under `root` that would load a non-vault URL or link somewhere unsafe. */

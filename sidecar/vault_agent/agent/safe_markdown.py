@@ -94,7 +94,8 @@ class _Edit:
 
 def _edits(text: str, removed: list[str]) -> list[_Edit]:
     """What to change in ``text`` (one parse), recording what goes into ``removed``."""
-    tokens = _PARSER.parse(text)
+    env: dict[str, Any] = {}
+    tokens = _PARSER.parse(text, env)
     lines = _Lines(text)
     edits: list[_Edit] = []
     unsafe_images: set[str] = set()
@@ -114,7 +115,7 @@ def _edits(text: str, removed: list[str]) -> list[_Edit]:
             edits += _html_edits(text, *lines.span(token.map), removed)
             # Markdown inside raw HTML is text to markdown-it, but a renderer that ends the
             # block elsewhere would read it: its images and links are judged as well.
-            inline = _PARSER.parseInline(token.content)[0]
+            inline = _PARSER.parseInline(token.content, env)[0]
             found = _inline_edits(inline.children or [], removed, unsafe_images, markup_only=True)
             to_source = lines.locate(token, None)
             if found and to_source is not None:
