@@ -186,3 +186,11 @@ def graph() -> LinkGraph:
     graph = LinkGraph()
     graph.set_file("Recipes/Miso Soup.md", [])
     return graph
+
+
+def test_a_block_whose_text_cannot_be_placed_is_made_text_whole() -> None:
+    # A tab expanded to spaces halfway: the paragraph's text is not a slice of its lines.
+    text = "- a\n\t\tb ![x](https://evil.example/a.png)"
+    safe = sanitise_markdown(text)
+    assert violations(render(safe.markdown)) == []
+    assert safe.markdown == "- a\n\t\tb \\!\\[x\\](https://evil.example/a.png)"

@@ -117,9 +117,12 @@ def _edits(text: str, removed: list[str]) -> list[_Edit]:
             # block elsewhere would read it: its images and links are judged as well.
             inline = _PARSER.parseInline(token.content, env)[0]
             found = _inline_edits(inline.children or [], removed, unsafe_images, markup_only=True)
-            to_source = lines.locate(token, None)
-            if found and to_source is not None:
+            to_source = lines.locate(token, None) if found else None
+            if to_source is not None:
                 edits += [_Edit(*to_source(e.start, e.end), e.replacement) for e in found]
+            elif found:  # never seen: as above (this edit covers the block's others)
+                start, end = lines.span(token.map)
+                edits.append(_Edit(start, end, _MARKUP.sub(r"\\\1", text[start:end])))
         elif token.type == "definition" and token.map:
             definitions.append(token)
     for definition in definitions:
