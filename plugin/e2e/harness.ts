@@ -27,6 +27,8 @@ export interface Harness {
 	notices: string[];
 	/** Each distinct text the streaming element showed, with whether the answer was rendered. */
 	streamed: { text: string; answerRendered: boolean }[];
+	/** The `obsidian` stub main.js was given (a test may swap its renderer). */
+	obsidian: typeof obsidian;
 }
 
 declare global {
@@ -81,5 +83,5 @@ window.startHarness = async (options: HarnessOptions) => {
 		if (text && (text !== last?.text || answerRendered !== last.answerRendered)) streamed.push({ text, answerRendered });
 	}).observe(app.sidebarEl, { subtree: true, childList: true, characterData: true });
 
-	window.harness = { app, plugin, notices: obsidian.Notice.shown, streamed };
+	window.harness = { app, plugin, notices: obsidian.Notice.shown, streamed, obsidian };
 };

@@ -1,12 +1,13 @@
 /**
  * One question and its answer in the pane's thread: the question, a status line, the collapsible
  * trace of tool calls, the answer streaming in as plain text, then the checked answer rendered as
- * markdown (under this component, so its render children unload with it), the Sources list and
- * a footer. Links are not wired here: the view handles clicks and hovers for the whole thread.
+ * markdown (under this component, so its render children unload with it; made safe by
+ * ./safe-render.ts before it joins the pane), the Sources list and a footer. Links are not wired here: the view handles clicks and hovers for the whole thread.
  */
 import { Component, MarkdownRenderer, type App } from "obsidian";
-import { neutraliseRemoteMedia, noteLink, sourceLabel, splitSources, sweepRemoteMedia } from "./citations";
+import { noteLink, sourceLabel, splitSources } from "./citations";
 import type { AgentEvent, DoneEvent, ToolCallEvent, ToolResultEvent } from "./events";
+import { inertContainer, sanitiseRendered } from "./safe-render";
 
 export class TurnView extends Component {
 	readonly el: HTMLElement;
@@ -76,12 +77,13 @@ export class TurnView extends Component {
 		this.streamEl.empty();
 		this.streamEl.hide();
 		const { body } = done.sources.length > 0 ? splitSources(done.answer) : { body: done.answer };
-		const safe = neutraliseRemoteMedia(body);
-		await MarkdownRenderer.render(this.app, safe.markdown, this.answerEl, this.sourcePath, this);
-		const swept = sweepRemoteMedia(this.answerEl);
+		// Rendered where nothing loads, checked, and only then moved into the pane.
+		const staging = inertContainer(this.answerEl);
+		await MarkdownRenderer.render(this.app, body, staging, this.sourcePath, this);
+		const swept = sanitiseRendered(staging);
+		this.answerEl.append(...Array.from(staging.childNodes));
 		if (done.sources.length > 0) this.renderSources(done);
-		const notLoaded = done.removed_images.length + safe.removed.length + swept.length;
-		this.renderFooter(done, notLoaded);
+		this.renderFooter(done, done.removed_images.length + swept.length);
 	}
 
 	fail(message: string): void {

@@ -145,6 +145,7 @@ def serve(
 ) -> None:
     """Run the API for the Obsidian plugin on 127.0.0.1 (Ctrl-C to stop)."""
     # Imported here: the other commands never need the HTTP server.
+    from vault_agent.server.redaction import secrets_redacted
     from vault_agent.server.runner import HOST
     from vault_agent.server.runner import serve as serve_api
     from vault_agent.server.token import TokenError, resolve_token
@@ -171,7 +172,8 @@ def serve(
         print(f"Token: {api_token.describe()}", flush=True)
 
     try:
-        asyncio.run(serve_api(settings, api_token.value, ready))
+        with secrets_redacted(api_token.value):  # no log line, of any library, holds it
+            asyncio.run(serve_api(settings, api_token.value, ready))
     except OSError as error:
         errors.print(
             f"[red]error:[/red] cannot listen on {HOST}:{settings.server.port}: {error.strerror} "

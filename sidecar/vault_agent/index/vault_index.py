@@ -18,6 +18,7 @@ from vault_agent.index.ingest import Ingest
 from vault_agent.index.search.searcher import Searcher
 from vault_agent.index.store.open import open_store
 from vault_agent.index.sync.indexer import Indexer
+from vault_agent.private_files import tighten_tree
 from vault_agent.vault.graph import LinkGraph
 
 
@@ -33,6 +34,9 @@ class VaultIndex:
         if not settings.vault_root.is_dir():
             raise FileNotFoundError(f"vault folder not found: {settings.vault_root}")
         self.settings = settings
+        # Its files hold the notes' text: whatever an older version or a umask left readable
+        # by others is tightened before anything opens them.
+        tighten_tree(settings.vault_data_dir)
         self.embedder = embedder or MiniLmEmbedder.from_settings(settings.index)
         self.sparse = sparse or Bm25Encoder()
         self.store = open_store(settings)

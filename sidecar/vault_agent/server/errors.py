@@ -23,8 +23,10 @@ _CODES = {
     405: "method_not_allowed",
     408: "request_timeout",
     413: "body_too_large",
+    414: "uri_too_long",
     415: "unsupported_media_type",
     422: "invalid_request",
+    431: "headers_too_large",
 }
 
 

@@ -3,9 +3,9 @@
 Owns the rule that an answer may only cite notes the model actually saw: notes returned by a
 tool or sent as context. :func:`check_answer`:
 
-1. drops markdown images, media tags and other HTML tags that load remote URLs (a style's
-   ``url()``, ``background=``): rendering them in Obsidian would send data to that server (a
-   note can smuggle in instructions to build such a URL);
+1. keeps only what may render (:mod:`vault_agent.agent.safe_markdown`): images that are not
+   vault resources, raw HTML and links to anything but web pages and the vault go (a note can
+   smuggle in instructions to build a URL that carries data out); checked again at the end;
 2. strips the model's own closing "Sources" list (its supported links are kept as sources);
 3. checks every ``[[...]]`` outside code: it is resolved as Obsidian would (the link graph),
    then matched against the supported notes. A link naming a supported note ambiguously (two
@@ -49,28 +49,10 @@ from vault_agent.agent.citations.links import (
     note_link,
     note_title,
 )
+from vault_agent.agent.safe_markdown import sanitise_markdown
 from vault_agent.index.store.protocol import VAULT_SOURCE
 from vault_agent.vault.files import is_pdf
 from vault_agent.vault.pdf_note import page_heading, page_of_heading, page_subpath
-
-_REMOTE = r"(?:https?:)?//"
-_IMAGE = re.compile(r"!\[(?:[^\[\]]|\[[^\[\]]*\])*\]\((?P<dest>(?:[^()]|\([^()]*\))*)\)")
-# An image destination: "<url with spaces>" or a bare url, then an optional "title".
-_REMOTE_URL = re.compile(
-    rf"^\s*(?:<(?P<bracketed>{_REMOTE}[^>]*)>|(?P<bare>{_REMOTE}\S*))", re.IGNORECASE
-)
-_MEDIA_TAG = re.compile(
-    r"<(?:img|iframe|video|audio|source|embed|object|link|image)\b[^>]*>", re.IGNORECASE
-)
-# Any other tag naming a remote URL (a style's url(), background=, poster=, <input src=...>),
-# except a link, which loads nothing until clicked, and autolinks (<https://...>).
-_REMOTE_TAG = re.compile(
-    r"<(?!a[\s/>])[a-z][a-z0-9-]*(?=[\s/>])[^>]*?(?:[a-z][a-z0-9+.-]*:)?//[^>]*>", re.IGNORECASE
-)
-_IMAGE_REF_USE = re.compile(r"!\[(?P<alt>[^\]]*)\]\[(?P<ref>[^\]]*)\]")
-_REF_DEFINITION = re.compile(
-    rf"(?im)^[ \t]{{0,3}}\[(?P<ref>[^\]]+)\]:[ \t]*<?(?P<url>{_REMOTE}\S*?)>?(?:[ \t]+.*)?$\n?"
-)
 
 _SOURCES_HEADING = re.compile(
     r"(?im)^[ \t]*(?:#{1,6}[ \t]*)?(?:\*\*|__)?[ \t]*(?:sources?|references?|citations?)"
@@ -119,8 +101,8 @@ def check_answer(
     Obsidian, where ``[[#Heading]]`` and relative links depend on it. ``documents`` tells
     which sources and urls hold documents, for document citations of nothing retrieved.
     """
-    text, removed_images = strip_remote_images(text)
-    body, listed = _split_sources(text)
+    safe = sanitise_markdown(text)
+    body, listed = _split_sources(safe.markdown)
     refs = [ref if isinstance(ref, NoteRef) else NoteRef(file=ref, title="") for ref in supported]
     check = _Checker(refs, resolver, source_file, documents)
     body = check.rewrite(body)
@@ -129,49 +111,14 @@ def check_answer(
     if check.sources:
         lines = "\n".join(f"- {cite(ref)}" for ref in check.sources)
         answer = f"{answer}\n\nSources:\n{lines}" if answer else f"Sources:\n{lines}"
+    # Rewriting citations and citing documents by their url must not make anything that loads.
+    final = sanitise_markdown(answer)
     return CheckedAnswer(
-        answer=answer,
+        answer=final.markdown,
         sources=check.sources,
         removed_citations=check.removed,
-        removed_images=removed_images,
+        removed_images=list(dict.fromkeys(safe.removed + final.removed)),
     )
-
-
-def strip_remote_images(text: str) -> tuple[str, list[str]]:
-    """``text`` without images or media tags that would load a remote URL, and those URLs."""
-    removed: list[str] = []
-
-    def drop_image(match: re.Match[str]) -> str:
-        remote = _REMOTE_URL.match(match.group("dest"))
-        if remote is None:
-            return match.group(0)  # a local image (an attachment) loads nothing from outside
-        removed.append(remote.group("bracketed") or remote.group("bare"))
-        return ""
-
-    def drop_tag(match: re.Match[str]) -> str:
-        removed.append(match.group(0))
-        return ""
-
-    text = _IMAGE.sub(drop_image, text)
-    text = _MEDIA_TAG.sub(drop_tag, text)
-    text = _REMOTE_TAG.sub(drop_tag, text)
-    remote_refs = {m.group("ref").lower(): m.group("url") for m in _REF_DEFINITION.finditer(text)}
-    used: set[str] = set()
-
-    def drop_ref(match: re.Match[str]) -> str:
-        ref = (match.group("ref") or match.group("alt")).lower()
-        if ref not in remote_refs:
-            return match.group(0)
-        used.add(ref)
-        removed.append(remote_refs[ref])
-        return ""
-
-    text = _IMAGE_REF_USE.sub(drop_ref, text)
-    if used:  # other links may still need their definitions: drop only the images' ones
-        text = _REF_DEFINITION.sub(
-            lambda m: "" if m.group("ref").lower() in used else m.group(0), text
-        )
-    return text, removed
 
 
 def _split_sources(text: str) -> tuple[str, str]:

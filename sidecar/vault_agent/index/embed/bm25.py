@@ -16,6 +16,7 @@ from stop_words import get_stop_words
 
 from vault_agent.config import APP_NAME
 from vault_agent.index.store.protocol import SparseVector
+from vault_agent.private_files import private_dir
 
 BM25_MODEL = "Qdrant/bm25"
 
@@ -27,7 +28,7 @@ class Bm25Encoder:
         # The model "weights" are just stop-word lists; we pass ours inline, so the folder
         # fastembed insists on stays empty and nothing is fetched.
         model_dir = Path(platformdirs.user_cache_dir(APP_NAME)) / "models" / "bm25"
-        model_dir.mkdir(parents=True, exist_ok=True)
+        private_dir(model_dir)
         self._model = SparseTextEmbedding(
             BM25_MODEL,
             specific_model_path=str(model_dir),

@@ -31,6 +31,7 @@ from numpy.typing import NDArray
 from vault_agent.config import APP_NAME, EmbeddingVariant, IndexSettings
 from vault_agent.index.embed.quantize import dynamic_int8_model
 from vault_agent.index.store.protocol import DENSE_DIM
+from vault_agent.private_files import private_dir
 
 Vector = NDArray[np.float32]
 
@@ -161,7 +162,7 @@ def _model_dir(variant: EmbeddingVariant) -> Path:
     )
     digest = hashlib.sha1(str(weights.resolve()).encode()).hexdigest()[:12]
     target = models / f"all-minilm-l6-v2-{variant}-{digest}"
-    target.mkdir(parents=True, exist_ok=True)
+    private_dir(target)
     wanted = {name: _TOKENIZER_DIR / name for name in _TOKENIZER_FILES}
     wanted["model.onnx"] = weights
     for name, source in wanted.items():

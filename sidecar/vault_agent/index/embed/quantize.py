@@ -33,6 +33,8 @@ import onnx
 from onnx import numpy_helper
 from onnxruntime.quantization import QuantType, quantize_dynamic  # type: ignore[import-untyped]
 
+from vault_agent.private_files import private_dir
+
 log = logging.getLogger(__name__)
 
 #: Bump when the derivation below changes: the cached file name includes it.
@@ -47,7 +49,7 @@ def dynamic_int8_model(source: Path, cache_dir: Path) -> Path:
     target = cache_dir / f"model-{digest.hexdigest()[:16]}.onnx"
     if target.is_file():
         return target
-    cache_dir.mkdir(parents=True, exist_ok=True)
+    private_dir(cache_dir)
     log.info("deriving the dynamic int8 embedding model (once): %s", target)
     model = onnx.load(str(source))
     fold_weight_dequantization(model)

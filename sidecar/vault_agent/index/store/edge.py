@@ -53,6 +53,7 @@ from vault_agent.index.store.protocol import (
     VectorQuery,
 )
 from vault_agent.index.store.qdrant import QdrantStore
+from vault_agent.private_files import private_dir, tighten_tree
 
 if TYPE_CHECKING:
     from qdrant_edge import ConditionType, NamedVector
@@ -155,7 +156,8 @@ def _open_shard(path: Path) -> EdgeShard:
         sparse_vectors={SPARSE_VECTOR: EdgeSparseVectorParams(modifier=Modifier.Idf)},
     )
     try:
-        path.mkdir(parents=True, exist_ok=True)
+        # Qdrant Edge writes its files with modes of its own: this folder keeps them private.
+        private_dir(path)
     except OSError as exc:
         raise StoreError(f"cannot create the index folder {path}: {exc}") from exc
     try:
@@ -164,6 +166,7 @@ def _open_shard(path: Path) -> EdgeShard:
         shard = EdgeShard.load(str(path), config)
     except Exception as exc:  # qdrant-edge raises plain Exception with a message
         raise _open_error(path, exc) from exc
+    tighten_tree(path)  # what an older version, or another umask, left readable
     _ensure_payload_indexes(shard)
     return shard
 

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
 
+from vault_agent.private_files import private_dir, write_private
 from vault_agent.vault.pdf import EXTRACTOR_VERSION, PdfExtract
 
 _SUFFIX = ".json.gz"
@@ -49,12 +50,12 @@ class ExtractCache:
     def put(self, content_hash: str, extract: PdfExtract) -> None:
         """Store an extract (atomically: a crash leaves the old entry or the new one)."""
         path = self._path(content_hash)
-        path.parent.mkdir(parents=True, exist_ok=True)
+        private_dir(path.parent)
         data = _Entry(version=EXTRACTOR_VERSION, extract=extract).model_dump_json()
         temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
         try:
             # Level 1: text compresses about 3x even so, and writing stays cheap.
-            temporary.write_bytes(gzip.compress(data.encode("utf-8"), compresslevel=1))
+            write_private(temporary, gzip.compress(data.encode("utf-8"), compresslevel=1))
             temporary.replace(path)
         finally:
             with contextlib.suppress(FileNotFoundError):

@@ -22,6 +22,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from vault_agent.private_files import private_dir, touch_private
+
 log = logging.getLogger(__name__)
 
 #: 3: a SQLite table (2 and 1 were whole-file JSON: links.json).
@@ -57,7 +59,7 @@ class LinkCache:
     def __init__(self, path: Path) -> None:
         self.path = path
         self._lock = threading.Lock()
-        path.parent.mkdir(parents=True, exist_ok=True)
+        private_dir(path.parent)
         for name in _OLD_FILES:
             with contextlib.suppress(OSError):
                 (path.parent / name).unlink()
@@ -128,6 +130,9 @@ class LinkCache:
 
 
 def _open(path: Path) -> sqlite3.Connection:
+    # SQLite would create the file 0644 minus the umask; its -wal and -shm files take the
+    # database file's mode.
+    touch_private(path)
     # The indexer calls from whichever thread runs its sync; the lock above serialises them.
     db = sqlite3.connect(path, check_same_thread=False)
     db.execute("PRAGMA journal_mode = WAL")  # a commit appends, it doesn't rewrite
