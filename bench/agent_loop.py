@@ -27,9 +27,14 @@ from rich.table import Table
 
 from bench.common import percentile
 from vault_agent.agent.events import DoneEvent
-from vault_agent.agent.extractive import ExtractiveModel
-from vault_agent.agent.loop import AgentRequest, run_agent
+from vault_agent.agent.extractive import ExtractiveAnswerer
+from vault_agent.agent.loop import (
+    run_agent,
+)
 from vault_agent.agent.reader import ToolsContext
+from vault_agent.agent.request import (
+    AgentRequest,
+)
 from vault_agent.config import LlmSettings, Settings
 from vault_agent.index.vault_index import VaultIndex
 
@@ -127,7 +132,7 @@ async def measure_extractive(index: VaultIndex, question: str, repeats: int) -> 
     """The extractive profile: its "model" time is composing the answer from passages."""
     context = ToolsContext.from_index(index)
     settings = index.settings.model_copy(update={"llm": LlmSettings()})
-    model = ExtractiveModel(index.embedder)
+    model = ExtractiveAnswerer(index.embedder)
     out = Measured([], [], [], [], 0)
     for attempt in range(repeats + 1):
         done = await _done(AgentRequest(question=question), model, context, settings)

@@ -125,6 +125,8 @@ class TimedEmbedder:
         self.inner = MiniLmEmbedder(batch_size=batch_size, threads=threads)
         self.model_name = self.inner.model_name
         self.dim = self.inner.dim
+        self.max_tokens = self.inner.max_tokens
+        self.count_tokens = self.inner.count_tokens
         self.documents_seconds = 0.0
         self.documents = 0
         self.document_chars = 0

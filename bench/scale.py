@@ -185,6 +185,8 @@ class TimingEmbedder:
         self.inner = inner
         self.model_name = inner.model_name
         self.dim = inner.dim
+        self.max_tokens = inner.max_tokens
+        self.count_tokens = inner.count_tokens
         self.seconds = 0.0
 
     def embed_documents(self, texts: Sequence[str]) -> list[Vector]:

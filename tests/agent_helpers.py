@@ -7,8 +7,14 @@ from datetime import date
 from typing import TypeVar
 
 from vault_agent.agent.events import AgentEvent, DoneEvent, ErrorEvent
-from vault_agent.agent.loop import AgentRequest, run_agent
+from vault_agent.agent.extractive import ExtractiveAnswerer
+from vault_agent.agent.loop import (
+    run_agent,
+)
 from vault_agent.agent.reader import ToolsContext
+from vault_agent.agent.request import (
+    AgentRequest,
+)
 from vault_agent.config import LlmSettings, Settings
 from vault_agent.index.vault_index import VaultIndex
 from vault_agent.llm.model import (
@@ -38,7 +44,7 @@ def settings_for(index: VaultIndex, max_turns: int = 5) -> Settings:
 
 async def ask(
     index: VaultIndex,
-    model: ChatModel,
+    model: ChatModel | ExtractiveAnswerer,
     question: str | AgentRequest,
     *,
     max_turns: int = 5,

@@ -28,6 +28,7 @@ from vault_agent.index.embed.bm25 import Bm25Encoder
 from vault_agent.index.embed.minilm import Vector
 from vault_agent.index.store.protocol import DENSE_DIM
 from vault_agent.index.vault_index import VaultIndex
+from vault_agent.vault.chunker import approximate_tokens
 
 MODES = ("before", "after", "half")
 STORE_WRITES = ("delete_files", "upsert", "set_links", "set_payload")
@@ -38,6 +39,8 @@ class HashEmbedder:
 
     model_name = "sha512-test-embedder"
     dim = DENSE_DIM
+    max_tokens = 256
+    count_tokens = staticmethod(approximate_tokens)
 
     def embed_documents(self, texts: Sequence[str]) -> list[Vector]:
         return [self.embed_query(text) for text in texts]

@@ -240,6 +240,8 @@ class GatedEmbedder:
         self.inner = inner
         self.model_name = inner.model_name
         self.dim = inner.dim
+        self.max_tokens = inner.max_tokens
+        self.count_tokens = inner.count_tokens
         self.gate = threading.Event()
         self.gate.set()
         self.waiting = threading.Event()

@@ -26,8 +26,13 @@ from vault_agent.agent.events import (
     ToolCallEvent,
     ToolResultEvent,
 )
-from vault_agent.agent.loop import AgentRequest, run_agent
+from vault_agent.agent.loop import (
+    run_agent,
+)
 from vault_agent.agent.prompts import EMPTY_ANSWER_NUDGE, SYNTHESIS_NUDGE
+from vault_agent.agent.request import (
+    AgentRequest,
+)
 from vault_agent.agent.tool_args import (
     SearchNotesArgs,
 )

@@ -13,8 +13,6 @@ from vault_agent.agent.citations.links import (
     NoteRef,
     cite,
 )
-from vault_agent.agent.extractive import ExtractiveModel
-from vault_agent.agent.passages import format_passage, parse_passages
 from vault_agent.vault.graph import LinkGraph
 
 URL = "https://en.wikipedia.org/wiki/Skellig_(island)"
@@ -110,19 +108,6 @@ def test_document_citations_in_code_are_quoted_text() -> None:
     text = "Write `[Lost diary (field-notes)]` to cite a document."
     answer, sources, removed = check(text)
     assert (answer, sources, removed) == (text, [], [])
-
-
-def test_the_extractive_profile_quotes_and_cites_documents() -> None:
-    blocks = [
-        format_passage(1, LOG.file, "", " (from field-notes)", "412 storm petrels.", cite(LOG)),
-        format_passage(2, PUFFINS.file, "", "", "Puffins dig burrows.", cite(PUFFINS)),
-    ]
-    passages = parse_passages("2 passages match.\n\n" + "\n\n".join(blocks))
-    assert [p.link for p in passages] == [LOG_LINK, "[Puffin burrows (field-notes)]"]
-    answer = ExtractiveModel().compose("How many storm petrels?", passages)
-    assert "**Skellig (1904) log**" in answer and f"412 storm petrels. {LOG_LINK}" in answer
-    checked = check_answer(answer, [LOG, PUFFINS], graph())
-    assert checked.removed_citations == [] and [s.file for s in checked.sources] == [LOG.file]
 
 
 def test_document_citation_without_title_text_still_reads() -> None:

@@ -13,6 +13,11 @@ import pytest
 from qdrant_client import QdrantClient
 
 from conftest import EXAMPLE_VAULT
+from vault_agent.agent.events import DoneEvent
+from vault_agent.agent.extractive import ExtractiveAnswerer
+from vault_agent.agent.loop import run_agent
+from vault_agent.agent.reader import ToolsContext
+from vault_agent.agent.request import AgentRequest
 from vault_agent.config import Settings
 from vault_agent.index.documents.models import (
     Document,
@@ -34,6 +39,7 @@ from vault_agent.index.store.server import ServerStore
 from vault_agent.index.vault_index import VaultIndex
 from vault_agent.vault.chunker import chunk_note
 from vault_agent.vault.files import scan_vault
+from vault_agent.vault.graph import LinkGraph
 from vault_agent.vault.notes import parse_note
 
 VAULT_ID = uuid.UUID("6f1c2a4e-0000-4000-8000-0000000000d0")
@@ -52,6 +58,8 @@ class RecordingEmbedder:
         self.inner = inner
         self.model_name = inner.model_name
         self.dim = inner.dim
+        self.max_tokens = inner.max_tokens
+        self.count_tokens = inner.count_tokens
         self.texts: list[str] = []
 
     def embed_documents(self, texts: Sequence[str]) -> list[Vector]:
@@ -93,14 +101,15 @@ def test_a_document_is_chunked_and_embedded_exactly_like_a_note(
     )
     file = document_file("logs", "skellig-1904")
     note = parse_note(file, LONG_TEXT.encode()).model_copy(update={"title": "Skellig log 1904"})
-    expected = chunk_note(note)
+    expected = chunk_note(note, documents.ingest.sizes)
     assert len(expected) > 1
     assert recording.texts == [chunk.embed_text for chunk in expected]
     assert report.added == ["skellig-1904"] and report.chunks_embedded == len(expected)
     stored = sorted(documents.store.scroll(SearchFilter(files=[file])), key=lambda c: c.chunk_index)
     assert [(c.heading, c.body) for c in stored] == [(c.heading, c.body) for c in expected]
     first = stored[0]
-    assert (first.source, first.title, first.chunk_count) == ("logs", "Skellig log 1904", 4)
+    assert (first.source, first.title) == ("logs", "Skellig log 1904")
+    assert first.chunk_count == len(expected)
     assert (first.date, first.links, first.folders) == (None, [], [])
     assert first.document is not None and first.document.id == "skellig-1904"
 
@@ -264,3 +273,36 @@ def test_no_vault_path_can_be_a_document_file() -> None:
     files = [vault_file.file for vault_file in scan_vault(EXAMPLE_VAULT, [])]
     assert files and not any(is_document_file(file) for file in files)
     assert is_document_file(document_file("clips", "a1"))
+
+
+async def test_the_extractive_profile_quotes_and_cites_documents(
+    documents: Documents, embedder: MiniLmEmbedder, sparse: Bm25Encoder, tmp_path: Path
+) -> None:
+    url = "https://example.org/skellig"
+    documents.upsert(
+        "field-notes",
+        [
+            Document(id="log", text="412 storm petrels nested there.", url=url, title="Log"),
+            Document(id="puffins", text="Puffins dig burrows in the turf.", title="Puffins"),
+        ],
+    )
+    context = ToolsContext(
+        store=documents.store,
+        searcher=Searcher(documents.store, embedder, sparse),
+        graph=LinkGraph(),
+        vault_root=tmp_path,
+        documents=documents,
+    )
+    events = [
+        event
+        async for event in run_agent(
+            AgentRequest(question="How many storm petrels nested?"),
+            ExtractiveAnswerer(),
+            context,
+            Settings(vault=tmp_path, data_dir=tmp_path / "data"),
+        )
+    ]
+    done = events[-1]
+    assert isinstance(done, DoneEvent), done
+    assert done.answer.splitlines()[0] == f"412 storm petrels nested there. [Log]({url})"
+    assert done.removed_citations == [] and done.sources[0].file == "field-notes://log"

@@ -32,6 +32,8 @@ class CountingEmbedder:
         self.inner = inner
         self.model_name = inner.model_name
         self.dim = inner.dim
+        self.max_tokens = inner.max_tokens
+        self.count_tokens = inner.count_tokens
         self.embedded = 0
 
     def embed_documents(self, texts: Sequence[str]) -> list[Vector]:
@@ -316,8 +318,9 @@ def test_switching_the_embedding_model_reembeds_every_note_once(
         assert report.indexed == note_count(vault)
         assert switched.embedded == chunks
         assert {c.embedding_model for c in second.store.scroll(SearchFilter())} == {
-            embedder.model_name
+            second.ingest.model_name
         }
+        assert second.ingest.model_name.startswith(embedder.model_name)
         switched.embedded = 0
         second.indexer.sync()
         assert switched.embedded == 0

@@ -36,7 +36,7 @@ from vault_agent.index.sync.status import (
     SyncReport,
 )
 from vault_agent.index.vault_index import VaultIndex
-from vault_agent.vault.chunker import chunk_note
+from vault_agent.vault.chunker import approximate_tokens, chunk_note
 from vault_agent.vault.pdf import NO_TEXT_LAYER, extract_pdf, read_pdf
 from vault_agent.vault.pdf_layout import Box, reading_regions
 from vault_agent.vault.pdf_note import page_of_heading, pdf_note
@@ -486,6 +486,8 @@ class InstantEmbedder:
 
     model_name = "instant"
     dim = 384
+    max_tokens = 256
+    count_tokens = staticmethod(approximate_tokens)
 
     def embed_documents(self, texts: Sequence[str]) -> list[Vector]:
         return [self.embed_query(text) for text in texts]

@@ -157,6 +157,8 @@ class MidSyncChanges:
         self.inner = inner
         self.model_name = inner.model_name
         self.dim = inner.dim
+        self.max_tokens = inner.max_tokens
+        self.count_tokens = inner.count_tokens
         self.vault = vault
         self.calls = 0
         self.texts = 0

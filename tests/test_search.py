@@ -16,7 +16,9 @@ from conftest import EXAMPLE_VAULT
 from vault_agent.config import Settings
 from vault_agent.index.embed.bm25 import Bm25Encoder
 from vault_agent.index.embed.minilm import MiniLmEmbedder
-from vault_agent.index.search.searcher import make_snippet
+from vault_agent.index.search.hits import (
+    make_snippet,
+)
 from vault_agent.index.store.protocol import SearchFilter
 from vault_agent.index.vault_index import VaultIndex
 

@@ -65,6 +65,8 @@ class CountingEmbedder:
         self.inner = inner
         self.model_name = inner.model_name
         self.dim = inner.dim
+        self.max_tokens = inner.max_tokens
+        self.count_tokens = inner.count_tokens
         self.passages = 0
 
     def embed_documents(self, texts: Sequence[str]) -> list[Vector]:
@@ -310,7 +312,7 @@ async def test_sources_list_the_vault_first_then_each_source(
         2,
         2,
     )
-    assert notes["embedding_model"] == sources_index.embedder.model_name
+    assert notes["embedding_model"] == sources_index.ingest.model_name
     assert notes["created"] and notes["updated"]
 
 

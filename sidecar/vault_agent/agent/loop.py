@@ -22,8 +22,6 @@ import time
 from collections.abc import AsyncGenerator, Sequence
 from typing import Literal
 
-from pydantic import BaseModel, Field
-
 from vault_agent.agent import prompts
 from vault_agent.agent.citations.checker import (
     check_answer,
@@ -44,8 +42,10 @@ from vault_agent.agent.events import (
     ToolResultEvent,
     UsageInfo,
 )
-from vault_agent.agent.prompts import ActiveNote, NeighbourNote
+from vault_agent.agent.extractive import SEARCH_FAILED, ExtractiveAnswerer, answer, plan
+from vault_agent.agent.prompts import ActiveNote
 from vault_agent.agent.reader import NoteReader, ToolError, ToolsContext, clip
+from vault_agent.agent.request import HISTORY_TURNS, AgentRequest
 from vault_agent.agent.toolbox import (
     Toolbox,
 )
@@ -53,7 +53,7 @@ from vault_agent.agent.tools import (
     ToolResult,
     tool_specs,
 )
-from vault_agent.config import LlmProfile, Settings
+from vault_agent.config import Settings
 from vault_agent.llm.errors import (
     ModelError,
     ModelRateLimitedError,
@@ -66,6 +66,7 @@ from vault_agent.llm.messages import (
     ToolCall,
     ToolSpec,
     Usage,
+    new_tool_call_id,
 )
 from vault_agent.llm.model import (
     ChatModel,
@@ -78,41 +79,18 @@ log = logging.getLogger(__name__)
 
 MAX_CALLS_PER_TURN = 8
 """More parallel calls than this in one turn are refused (the model is told so)."""
-HISTORY_TURNS = 10
 HISTORY_CHARS = 4_000
 EMPTY_ANSWER = "The model returned an empty answer. Try again, or rephrase the question."
 
 
-class HistoryTurn(BaseModel):
-    """An earlier turn of the conversation."""
-
-    role: Literal["user", "assistant"]
-    content: str = Field(max_length=200_000)
-
-
-class AgentRequest(BaseModel):
-    """One question, with what the editor knows (the body of ``POST /v1/ask``)."""
-
-    question: str = Field(min_length=1, max_length=8_000)
-    active_note: ActiveNote | None = None
-    neighbourhood: list[NeighbourNote] = Field(default_factory=list, max_length=200)
-    selection: str | None = Field(default=None, max_length=200_000)
-    history: list[HistoryTurn] = Field(default_factory=list, max_length=200)
-    profile: LlmProfile | None = Field(
-        default=None, description="Overrides llm.profile for this question."
-    )
-    context_budget: int = Field(
-        default=prompts.DEFAULT_CONTEXT_BUDGET,
-        ge=0,
-        le=100_000,
-        description="Characters of active note, selection and neighbourhood sent as context.",
-    )
-
-
 async def run_agent(
-    request: AgentRequest, model: ChatModel, tools_context: ToolsContext, settings: Settings
+    request: AgentRequest,
+    model: ChatModel | ExtractiveAnswerer,
+    tools_context: ToolsContext,
+    settings: Settings,
 ) -> AsyncGenerator[AgentEvent, None]:
-    """Answer ``request`` with ``model``, reading the vault through ``tools_context``.
+    """Answer ``request`` with ``model`` (or without one: the extractive answerer), reading the
+    vault through ``tools_context``.
 
     Yields events (see :mod:`vault_agent.agent.events`); the last is ``done`` or ``error``.
     A server should ``aclose()`` the generator when its client goes away (or cancel the task
@@ -130,7 +108,11 @@ class _Run:
     """The state of one question: the conversation, what the model has seen, the clocks."""
 
     def __init__(
-        self, request: AgentRequest, model: ChatModel, context: ToolsContext, max_turns: int
+        self,
+        request: AgentRequest,
+        model: ChatModel | ExtractiveAnswerer,
+        context: ToolsContext,
+        max_turns: int,
     ) -> None:
         self.request = request
         self.model = model
@@ -153,8 +135,12 @@ class _Run:
 
     async def events(self) -> AsyncGenerator[AgentEvent, None]:
         try:
-            async with contextlib.aclosing(self._answer()) as answer:
-                async for event in answer:
+            if isinstance(self.model, ExtractiveAnswerer):
+                steps = self._extractive()
+            else:
+                steps = self._answer(self.model)
+            async with contextlib.aclosing(steps) as answering:
+                async for event in answering:
                     yield event
         except ModelError as error:
             yield ErrorEvent(code=_error_code(error), message=str(error))
@@ -162,8 +148,55 @@ class _Run:
             log.exception("agent run failed")
             yield ErrorEvent(code="internal", message=f"internal error: {error!r}")
 
-    async def _answer(self) -> AsyncGenerator[AgentEvent, None]:
-        tools = tool_specs() if self.model.supports_tools else []
+    async def _extractive(self) -> AsyncGenerator[AgentEvent, None]:
+        """No model: search once with the question in its context, then quote the notes."""
+        self.turn = 1
+        yield self._status("searching", "Searching your notes (no language model).")
+        await asyncio.to_thread(self._first_turn, False)
+        analyzer = self.context.searcher.sparse.analyzer
+        search = plan(self.request, self.active_file, analyzer)
+        call = ToolCall(
+            id=new_tool_call_id(), name="search_notes", arguments={"query": search.query}
+        )
+        yield ToolCallEvent(id=call.id, name=call.name, arguments=call.arguments, turn=1)
+        started = time.perf_counter()
+        try:
+            found = await asyncio.to_thread(answer, search, self.context)
+        except Exception as error:  # the index is down, say: an answer that says so
+            log.exception("extractive search failed")
+            self.tools_s = time.perf_counter() - started
+            failed = ToolResult.error(f"search_notes failed: {error}")
+            yield ToolResultEvent(
+                id=call.id,
+                name=call.name,
+                ok=False,
+                summary=failed.summary,
+                notes=[],
+                elapsed_ms=_ms(self.tools_s),
+            )
+            yield self._done(f"{SEARCH_FAILED}{error}")
+            return
+        self.tools_s = time.perf_counter() - started
+        self.seen.extend(found.seen)
+        titles = ", ".join(dict.fromkeys(ref.title for ref in found.seen))
+        yield ToolResultEvent(
+            id=call.id,
+            name=call.name,
+            ok=True,
+            summary=f'{found.passages} passages for "{search.query}"'
+            + (f": {titles}" if titles else ""),
+            notes=found.seen,
+            elapsed_ms=_ms(self.tools_s),
+        )
+        yield self._status("answering", "Quoting the passages that answer.")
+        self.first_delta_s = time.perf_counter() - self.started
+        for line in found.text.splitlines(keepends=True):
+            yield DeltaEvent(text=line, turn=1)
+        yield self._status("checking", "Checking citations.")
+        yield self._done(found.text)
+
+    async def _answer(self, model: ChatModel) -> AsyncGenerator[AgentEvent, None]:
+        tools = tool_specs() if model.supports_tools else []
         await asyncio.to_thread(self._first_turn, bool(tools))
         tool_turns = 0
         asked_again = False
@@ -226,6 +259,7 @@ class _Run:
         parts: list[str] = []
         self.calls = []
         started = time.perf_counter()
+        assert not isinstance(self.model, ExtractiveAnswerer)
         stream = self.model.stream(list(self.messages), tools)
         try:
             async for event in stream:

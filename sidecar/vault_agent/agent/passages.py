@@ -7,8 +7,8 @@ A search_notes result is a line of introduction, then one block per passage::
 
 The header carries the rank, the exact link to cite and compact facts (type, date, tags); the
 passage's text follows. A document of another source is cited its own way (``[Title](url)``
-or ``[Title (source)]``, see :mod:`vault_agent.agent.citations.documents`). The extractive
-model answers from these blocks, so both directions live here, in one place.
+or ``[Title (source)]``, see :mod:`vault_agent.agent.citations.documents`). Both directions
+live here: :func:`parse_passages` reads a result back (the tests check what models see).
 """
 
 from __future__ import annotations

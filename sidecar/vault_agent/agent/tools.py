@@ -40,7 +40,9 @@ from vault_agent.agent.tool_args import (
 from vault_agent.index.note_text import (
     rebuild_markdown,
 )
-from vault_agent.index.search.searcher import SearchHit
+from vault_agent.index.search.hits import (
+    SearchHit,
+)
 from vault_agent.index.store.protocol import VAULT_SOURCE, ChunkPayload, SearchFilter
 from vault_agent.llm.messages import (
     ToolSpec,

@@ -7,10 +7,15 @@ from pathlib import Path
 
 import typer
 
-from vault_agent.agent.extractive import ExtractiveModel
-from vault_agent.agent.loop import AgentRequest, run_agent
+from vault_agent.agent.extractive import ExtractiveAnswerer
+from vault_agent.agent.loop import (
+    run_agent,
+)
 from vault_agent.agent.prompts import ActiveNote, neighbourhood_of
 from vault_agent.agent.reader import ToolsContext
+from vault_agent.agent.request import (
+    AgentRequest,
+)
 from vault_agent.cli.common import errors
 from vault_agent.cli.printing import AnswerPrinter
 from vault_agent.index.vault_index import VaultIndex
@@ -49,7 +54,7 @@ async def answer(request: AgentRequest, vault_index: VaultIndex, verbose: bool) 
     settings = vault_index.settings
     try:
         model, reason = await select_model(
-            settings.llm, lambda: ExtractiveModel(vault_index.embedder)
+            settings.llm, lambda: ExtractiveAnswerer(vault_index.embedder)
         )
     except ModelError as error:
         errors.print(f"[red]error:[/red] {error}")

@@ -19,7 +19,9 @@ from vault_agent.agent.events import (
     ToolResultEvent,
 )
 from vault_agent.cli.common import console, errors
-from vault_agent.index.search.searcher import SearchHit
+from vault_agent.index.search.hits import (
+    SearchHit,
+)
 from vault_agent.index.store.protocol import VAULT_SOURCE
 from vault_agent.index.sync.status import SyncReport
 from vault_agent.index.vault_index import VaultIndex

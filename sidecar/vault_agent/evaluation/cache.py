@@ -35,6 +35,8 @@ class CachedEmbedder:
         self.inner = inner
         self.model_name = inner.model_name
         self.dim = inner.dim
+        self.max_tokens = inner.max_tokens
+        self.count_tokens = inner.count_tokens
         slug = re.sub(r"[^A-Za-z0-9_.-]+", "-", inner.model_name)
         self.folder = cache_dir / "embeddings" / slug
         private_dir(self.folder)

@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from vault_agent.evaluation.metrics import mean
 from vault_agent.evaluation.modes import DEFAULT_MODES, EvalMode, searcher_for
 from vault_agent.evaluation.progress import OnProgress, no_progress
-from vault_agent.index.search.confidence import LOW_CONFIDENCE_COSINE, top_dense_cosine
+from vault_agent.index.search.confidence import Confidence
 from vault_agent.index.search.searcher import Searcher
 from vault_agent.vault.graph import LinkGraph
 
@@ -59,7 +59,8 @@ class QuestionOutcome(BaseModel):
     expected: list[str]
     top: list[str]
     rank: int | None = Field(description="Rank of the first acceptable note (1-based).")
-    confidence: float
+    confidence: float = Field(description="The nearest chunk's cosine.")
+    missing_names: list[str] = Field(description="Names of the question the vault never has.")
     low_confidence: bool
 
 
@@ -85,7 +86,6 @@ class QuestionsResult(BaseModel):
     chunks: int
     index_seconds: float
     query_seconds: float
-    threshold: float
     modes: dict[str, QuestionScores]
 
 
@@ -112,13 +112,12 @@ def score_questions(
     searcher: Searcher,
     graph: LinkGraph,
     modes: tuple[EvalMode, ...] = DEFAULT_MODES,
-    threshold: float = LOW_CONFIDENCE_COSINE,
     on_progress: OnProgress = no_progress,
 ) -> dict[str, QuestionScores]:
     """Ask every question in each mode and score the note-level rankings. A question with an
     `active` note is asked as the plugin asks it: with that note's links and backlinks."""
     # Per position, not per text: one question may be asked with different active notes.
-    confidence = [top_dense_cosine(searcher, q.q) for q in questions]
+    confidence = [searcher.retrieve(q.q, limit=1).confidence for q in questions]
     near = [neighbourhood(graph, q.active) if q.active else set() for q in questions]
     total = len(questions) * len(modes)
     result: dict[str, QuestionScores] = {}
@@ -128,7 +127,7 @@ def score_questions(
         for position, question in enumerate(questions):
             hits = runner.search(question.q, limit=DEPTH, mode=search_mode, near=near[position])
             top = [hit.file for hit in hits]
-            outcomes.append(_outcome(question, top, confidence[position], threshold))
+            outcomes.append(_outcome(question, top, confidence[position]))
             on_progress("querying", index * len(questions) + position + 1, total)
         result[mode] = _scores(questions, outcomes)
     return result
@@ -140,9 +139,7 @@ def neighbourhood(graph: LinkGraph, file: str) -> set[str]:
     return {*graph.outgoing(file), *graph.backlinks(file)} - {file}
 
 
-def _outcome(
-    question: Question, top: list[str], confidence: float, threshold: float
-) -> QuestionOutcome:
+def _outcome(question: Question, top: list[str], confidence: Confidence) -> QuestionOutcome:
     acceptable = question.acceptable
     rank = next((i for i, file in enumerate(top, start=1) if file in acceptable), None)
     return QuestionOutcome(
@@ -150,8 +147,9 @@ def _outcome(
         expected=sorted(acceptable),
         top=top,
         rank=rank,
-        confidence=round(confidence, 4),
-        low_confidence=confidence < threshold,
+        confidence=round(confidence.top_cosine, 4),
+        missing_names=list(confidence.missing_names),
+        low_confidence=confidence.low,
     )
 
 

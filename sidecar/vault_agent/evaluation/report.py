@@ -51,7 +51,7 @@ def questions_table(result: QuestionsResult) -> Table:
         "answerable flagged",
         title=f"{Path(result.questions_file).name}: {counts} ({result.notes} notes, "
         f"{result.chunks} chunks)",
-        caption=f"low confidence = top chunk cosine < {result.threshold:.2f}; "
+        caption="low confidence: see index/search/confidence.py; "
         f"indexing {result.index_seconds:.0f} s, querying {result.query_seconds:.0f} s",
     )
     for mode, scores in result.modes.items():

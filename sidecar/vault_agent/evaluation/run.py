@@ -31,7 +31,6 @@ from vault_agent.evaluation.questions import (
 )
 from vault_agent.index.embed.bm25 import Bm25Encoder
 from vault_agent.index.embed.minilm import Embedder, MiniLmEmbedder
-from vault_agent.index.search.confidence import LOW_CONFIDENCE_COSINE
 
 #: Where dense vectors are cached between runs (see `cache.py`).
 DEFAULT_CACHE_DIR = Path(platformdirs.user_cache_dir(APP_NAME)) / "eval"
@@ -45,7 +44,6 @@ class EvalOptions(BaseModel):
     split: str = "test"
     max_docs: int | None = None
     modes: tuple[EvalMode, ...] = DEFAULT_MODES
-    threshold: float = LOW_CONFIDENCE_COSINE
     cache_dir: Path = DEFAULT_CACHE_DIR
     work_dir: Path | None = None
 
@@ -140,7 +138,6 @@ def _run(
             vault_index.searcher,
             vault_index.graph,
             options.modes,
-            options.threshold,
             on_progress,
         )
         return QuestionsResult(
@@ -150,6 +147,5 @@ def _run(
             chunks=vault_index.store.count(),
             index_seconds=round(indexed - started, 1),
             query_seconds=round(time.perf_counter() - indexed, 1),
-            threshold=options.threshold,
             modes=scores,
         )

@@ -27,8 +27,13 @@ from vault_agent.index.store.protocol import (
     Store,
     point_id,
 )
-from vault_agent.vault.chunker import Chunk, chunk_note
+from vault_agent.vault.chunker import Chunk, ChunkSizes, chunk_note
 from vault_agent.vault.notes import Note
+
+#: Sections smaller than this (in tokens) are merged with a neighbour.
+MIN_CHUNK_TOKENS = 64
+#: A window of a long section is embedded with this many tokens of the window before it.
+OVERLAP_TOKENS = 32
 
 
 class FileKeys(BaseModel):
@@ -94,16 +99,23 @@ class Ingest:
         self.embedder = embedder
         self.sparse = sparse
         self.vault_id = vault_id
+        # Chunks are sized by the embedder's own tokenizer, title and heading path included.
+        self.sizes = ChunkSizes(
+            max_size=embedder.max_tokens,
+            min_size=MIN_CHUNK_TOKENS,
+            overlap=OVERLAP_TOKENS,
+            measure=embedder.count_tokens,
+        )
 
     @property
     def model_name(self) -> str:
-        """What every written chunk records as `embedding_model`; another value means the
-        chunk was embedded by another model and must be redone."""
-        return self.embedder.model_name
+        """What every written chunk records as `embedding_model`: the dense model and the BM25
+        terms it was written with. Another value means the chunk must be redone."""
+        return f"{self.embedder.model_name}+{self.sparse.name}"
 
     def prepare(self, note: Note, keys: FileKeys, *, replaces: bool = True) -> Prepared:
         """`note` cut into chunks under `keys`."""
-        return Prepared(keys=keys, chunks=chunk_note(note), replaces=replaces)
+        return Prepared(keys=keys, chunks=chunk_note(note, self.sizes), replaces=replaces)
 
     def write(self, batch: Sequence[Prepared]) -> int:
         """Embed every chunk of `batch`, then replace those files' points; the number of

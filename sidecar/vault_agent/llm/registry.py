@@ -13,6 +13,7 @@ import asyncio
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 import httpx
 
@@ -26,6 +27,8 @@ from vault_agent.llm.ollama import OllamaModel, resolve_host
 from vault_agent.llm.openai_compat import OpenAICompatModel
 
 PROBE_TIMEOUT_S = 1.0
+#: What answers when no model does (the agent's extractive answerer).
+F = TypeVar("F")
 
 
 @dataclass(frozen=True)
@@ -55,13 +58,14 @@ PROVIDERS: dict[str, Provider] = {
 
 
 async def select_model(
-    settings: LlmSettings, extractive_factory: Callable[[], ChatModel]
-) -> tuple[ChatModel, str]:
+    settings: LlmSettings, extractive_factory: Callable[[], F]
+) -> tuple[ChatModel | F, str]:
     """The model for ``settings.profile`` and a sentence for the user saying why it was chosen.
 
-    ``extractive_factory`` builds the extractive model (it needs the search index, which this
-    module does not know about). Raises :class:`~vault_agent.llm.errors.ModelError` when the
-    ``mistral`` profile is asked for without an API key.
+    ``extractive_factory`` builds the extractive answerer (it needs the search index, which this
+    module does not know about; it is no `ChatModel`). Raises
+    :class:`~vault_agent.llm.errors.ModelError` when the ``mistral`` profile is asked for
+    without an API key.
     """
     profile = settings.profile
     if profile in PROVIDERS:
@@ -76,8 +80,8 @@ async def select_model(
 
 
 async def _auto(
-    settings: LlmSettings, extractive_factory: Callable[[], ChatModel]
-) -> tuple[ChatModel, str]:
+    settings: LlmSettings, extractive_factory: Callable[[], F]
+) -> tuple[ChatModel | F, str]:
     if os.environ.get(API_KEY_ENV):
         model = MistralModel.from_settings(settings)
         return model, f"Using Mistral ({model.model}) because {API_KEY_ENV} is set."

@@ -17,7 +17,7 @@ from collections.abc import AsyncIterator
 
 from aiohttp import web
 
-from vault_agent.agent.extractive import ExtractiveModel
+from vault_agent.agent.extractive import ExtractiveAnswerer
 from vault_agent.config import Settings
 from vault_agent.index.embed.bm25 import Bm25Encoder
 from vault_agent.index.embed.minilm import Embedder
@@ -69,7 +69,7 @@ def make_app(
     holder = IndexHolder(settings, index=vault_index, embedder=embedder, sparse=sparse)
     app[INDEX] = holder
     app[INDEXER] = BackgroundIndexer(holder, watch=watch)
-    app[MODELS] = ModelService(settings.llm, lambda: ExtractiveModel(holder.embedder), model)
+    app[MODELS] = ModelService(settings.llm, lambda: ExtractiveAnswerer(holder.embedder), model)
     setup_routes(app, ROUTES)
     app[OPENAPI] = build_openapi(ROUTES)
     app.on_response_prepare.append(add_response_headers)

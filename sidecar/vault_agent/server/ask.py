@@ -20,8 +20,13 @@ from aiohttp import web
 from aiohttp_sse import sse_response
 
 from vault_agent.agent.events import AgentEvent, ErrorEvent
-from vault_agent.agent.loop import AgentRequest, run_agent
+from vault_agent.agent.loop import (
+    run_agent,
+)
 from vault_agent.agent.reader import ToolsContext
+from vault_agent.agent.request import (
+    AgentRequest,
+)
 from vault_agent.config import Settings
 from vault_agent.llm.errors import (
     ModelError,

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator, Callable
 
+from vault_agent.agent.extractive import ExtractiveAnswerer
 from vault_agent.config import LlmProfile, LlmSettings
 from vault_agent.llm.errors import (
     ModelError,
@@ -26,8 +27,8 @@ class ModelService:
     def __init__(
         self,
         settings: LlmSettings,
-        extractive_factory: Callable[[], ChatModel],
-        model: ChatModel | None = None,
+        extractive_factory: Callable[[], ExtractiveAnswerer],
+        model: ChatModel | ExtractiveAnswerer | None = None,
     ) -> None:
         self.settings = settings
         self.reason = "model given by the caller" if model is not None else ""
@@ -52,7 +53,9 @@ class ModelService:
             await model.aclose()
 
     @contextlib.asynccontextmanager
-    async def model_for(self, profile: LlmProfile | None) -> AsyncIterator[ChatModel]:
+    async def model_for(
+        self, profile: LlmProfile | None
+    ) -> AsyncIterator[ChatModel | ExtractiveAnswerer]:
         """The model for one question. Raises `ModelError` when it can't be had."""
         if profile is None or profile == self.settings.profile:
             if self._default is None:

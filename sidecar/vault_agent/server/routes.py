@@ -16,7 +16,9 @@ from aiohttp.typedefs import Handler
 from pydantic import BaseModel, ValidationError
 
 from vault_agent import __version__
-from vault_agent.agent.loop import AgentRequest
+from vault_agent.agent.request import (
+    AgentRequest,
+)
 from vault_agent.index.documents.models import (
     DocumentChanges,
     StoredDocument,

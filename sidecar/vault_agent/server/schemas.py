@@ -12,7 +12,12 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
-from vault_agent.index.search.searcher import SearchHit, SearchMode
+from vault_agent.index.search.hits import (
+    SearchHit,
+)
+from vault_agent.index.search.searcher import (
+    SearchMode,
+)
 from vault_agent.index.store.protocol import SearchFilter
 from vault_agent.index.sync.status import (
     FileStatus,

@@ -1,28 +1,64 @@
-"""Cut a parsed note into chunks for embedding: one per heading section, sized min..max chars.
+"""Cut a parsed note into chunks for embedding: one per heading section, sized to the encoder.
 
-Owns the sizing rules. Tiny sections are merged into a neighbour (their heading kept as a
-markdown heading line in the body, so nothing is lost); long ones are split at paragraph, then
-line, then sentence, then word boundaries. Text is never dropped, only whitespace between
-pieces. Every note yields at least one chunk, so a note with no body is still found by title.
+Owns the sizing rules. What a chunk embeds is its title, heading path and the reading text of
+its body (`reading_text.py`: the words a reader sees, without comments, URLs or tags); sizes
+count exactly that, with `ChunkSizes.measure`: the embedder's own tokenizer when the index
+chunks (MiniLM reads at most 256 word-pieces; anything past them would never be embedded),
+characters in some tests. So every chunk's embedded text fits whole.
+
+Small sections are merged into a neighbour (their heading kept as a markdown heading line in
+the body, so nothing is lost); long ones are split at paragraph, then line, then sentence,
+then word boundaries into windows, each embedded with the tail of the window before it as
+context (`overlap`). The stored body is markdown and has no overlap, so a note rebuilt from
+its chunks is the note. Text is never dropped, only whitespace between pieces. Every note
+yields at least one chunk, so a note with no body is still found by title.
 """
 
 from __future__ import annotations
 
+import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from itertools import pairwise
 
 from pydantic import BaseModel
 
-from vault_agent.vault.notes import Note
+from vault_agent.vault.notes import Note, Section
+from vault_agent.vault.reading_text import reading_text
 
 HEADING_SEPARATOR = " > "
+#: Markdown longer than this many characters per unit of the chunk size (more than any script
+#: averages per token) is split without measuring it whole.
+_TOO_LONG_FACTOR = 16
+_TOO_LONG = 1 << 40
 # Boundaries to split at, coarsest first; each keeps its separator with the piece before it.
 _BOUNDARIES = (
     re.compile(r"\n[ \t]*\n\s*"),  # paragraphs
     re.compile(r"\n"),  # lines (lists, tables, code)
-    re.compile(r"(?<=[.!?…])[\"')\]]*\s+"),  # sentences
+    re.compile(r"(?<=[.!?…。！？])[\"')\]」』）]*\s*"),  # sentences, CJK ones included
     re.compile(r"\s+"),  # words
 )
+
+
+def approximate_tokens(text: str) -> int:
+    """A stand-in for a word-piece count where no tokenizer is at hand: about four characters
+    a token for alphabetic scripts, one a token for CJK, plus the two special tokens."""
+    wide = sum(1 for char in text if char >= "\u2e80")
+    return 2 + math.ceil((len(text) - wide) / 4) + wide
+
+
+@dataclass(frozen=True)
+class ChunkSizes:
+    """How big chunks may be, in the units `measure` counts (tokens, or characters)."""
+
+    max_size: int = 256
+    """Of the whole embedded text (title, heading path and body)."""
+    min_size: int = 64
+    """Smaller sections are merged with a neighbour."""
+    overlap: int = 32
+    """How much of the window before a split window is embedded with it, as context."""
+    measure: Callable[[str], int] = field(default=approximate_tokens)
 
 
 class Chunk(BaseModel):
@@ -31,74 +67,122 @@ class Chunk(BaseModel):
     chunk_index: int
     heading: str  # "Setup > Linux"; "" before the first heading
     body: str
-    embed_text: str  # title + heading path + body: the title and path are embedded too
+    embed_text: str  # title + heading path (+ the window before) + the body's reading text
     page: int | None = None  # PDFs: the page the chunk is on
 
 
-def chunk_note(note: Note, min_chars: int = 300, max_chars: int = 1500) -> list[Chunk]:
-    """Chunks of `note`, indexed 0..n-1, each body at most `max_chars` characters.
+def chunk_note(note: Note, sizes: ChunkSizes | None = None) -> list[Chunk]:
+    """Chunks of `note`, indexed 0..n-1, each one's embedded text within `sizes.max_size`.
 
-    A section shorter than `min_chars` is merged with the following section when the two fit
-    in `max_chars`, else with the previous one; the merged chunk keeps the first section's
-    heading and carries the later headings as `## Heading` lines in its body.
+    A section smaller than `min_size` is merged with the following section when the two fit,
+    else with the previous one; the merged chunk keeps the first section's heading and carries
+    the later headings as `## Heading` lines in its body.
 
     Sections that carry a page (PDFs) are never merged: a citation must name one page.
     """
+    reader = _Reader(sizes or ChunkSizes())
     if note.sections and all(section.page is not None for section in note.sections):
-        return _chunk_pages(note, max_chars)
-    groups = _merge_small(note, min_chars, max_chars)
-    # An empty section still gets its chunk: the heading alone is worth finding.
-    pieces = [
-        (group.heading, part)
-        for group in groups
-        for part in split_text(group.body(), max_chars) or [""]
-    ]
-    if not pieces:
-        pieces = [("", "")]
-    return [
-        Chunk(
-            chunk_index=index,
-            heading=heading,
-            body=body,
-            embed_text=_embed_text(note.title, heading, body),
-        )
-        for index, (heading, body) in enumerate(pieces)
-    ]
+        groups = [_Group.of(section, reader) for section in note.sections]
+    else:
+        groups = _merge_small(note, reader)
+    chunks: list[Chunk] = []
+    for group in groups:
+        head = _fitted_head(_head(note.title, group.heading), reader)
+        # An empty section still gets its chunk: the heading alone is worth finding.
+        for body, reading, context in _windows(head, group, reader) or [("", "", "")]:
+            text = f"{context}\n{reading}" if context else reading
+            chunks.append(
+                Chunk(
+                    chunk_index=len(chunks),
+                    heading=group.heading,
+                    body=body,
+                    embed_text=f"{head}\n\n{text}" if text else head,
+                    page=group.page,
+                )
+            )
+    if not chunks:
+        chunks.append(Chunk(chunk_index=0, heading="", body="", embed_text=note.title))
+    return chunks
 
 
-def split_text(text: str, max_chars: int) -> list[str]:
-    """`text` cut into stripped pieces of at most `max_chars`, at the coarsest boundary that
-    works; a single word longer than `max_chars` is the only thing cut mid-word."""
+def split_text(text: str, max_size: int, measure: Callable[[str], int] = len) -> list[str]:
+    """`text` cut into stripped pieces each measuring at most `max_size`, at the coarsest
+    boundary that works; a single word too big on its own is the only thing cut mid-word."""
     text = text.strip()
     if not text:
         return []
-    return _split(text, max_chars, 0)
+    return _split(text, max_size, 0, measure)
 
 
-def _chunk_pages(note: Note, max_chars: int) -> list[Chunk]:
-    """One or more chunks per page, in page order, each with its page's heading."""
-    pieces = [
-        (section, part)
-        for section in note.sections
-        for part in split_text(section.text, max_chars) or [""]
-    ]
-    return [
-        Chunk(
-            chunk_index=index,
-            heading=HEADING_SEPARATOR.join(section.heading_path),
-            body=body,
-            embed_text=_embed_text(note.title, HEADING_SEPARATOR.join(section.heading_path), body),
-            page=section.page,
-        )
-        for index, (section, body) in enumerate(pieces)
-    ]
+@dataclass(frozen=True)
+class _Part:
+    """A piece of markdown, its reading text and that text's size."""
+
+    markdown: str
+    reading: str
+    size: int
+
+
+class _Reader:
+    """Reading texts and their sizes, each worked out once per note (parsing and tokenizing
+    are what chunking costs)."""
+
+    def __init__(self, sizes: ChunkSizes) -> None:
+        self.sizes = sizes
+        self._parts: dict[str, _Part] = {}
+        self._counts: dict[str, int] = {}
+        # What `measure` adds to any text (a tokenizer's special tokens), and what a line break
+        # between two texts adds to the sum of their sizes (a character; no token).
+        self.overhead = sizes.measure("")
+        self.line_break = sizes.measure("\n") - self.overhead
+
+    def joined(self, *sizes: int) -> int:
+        """The size of texts joined by line breaks, from their sizes."""
+        parts = [size for size in sizes if size]
+        if not parts:
+            return 0
+        return sum(parts) - self.overhead * (len(parts) - 1) + self.line_break * (len(parts) - 1)
+
+    def measure(self, text: str) -> int:
+        """`sizes.measure(text)`, once per text."""
+        count = self._counts.get(text)
+        if count is None:
+            count = self._counts[text] = self.sizes.measure(text)
+        return count
+
+    def part(self, markdown: str) -> _Part:
+        found = self._parts.get(markdown)
+        if found is None and len(markdown) > _TOO_LONG_FACTOR * self.sizes.max_size:
+            # Far too long for one chunk whatever its reading text: it is split anyway, and
+            # reading it whole first would parse it twice.
+            found = self._parts[markdown] = _Part(markdown, "", _TOO_LONG)
+        if found is None:
+            reading = reading_text(markdown) if markdown.strip() else ""
+            size = self.measure(reading) if reading else 0
+            found = self._parts[markdown] = _Part(markdown, reading, size)
+        return found
+
+    def size(self, markdown: str) -> int:
+        """The size of `markdown`'s reading text."""
+        return self.part(markdown).size
 
 
 @dataclass
 class _Group:
     heading: str
     level: int  # of the first section's heading; 0 before any heading
-    parts: list[str] = field(default_factory=list)
+    parts: list[_Part] = field(default_factory=list)
+    page: int | None = None
+
+    @classmethod
+    def of(cls, section: Section, reader: _Reader) -> _Group:
+        heading = HEADING_SEPARATOR.join(section.heading_path)
+        return cls(heading, section.level, [reader.part(section.text)], section.page)
+
+    def size(self, reader: _Reader) -> int:
+        """The size of the parts' reading texts joined (parts joined by line breaks tokenize
+        apart, so sizes add up)."""
+        return reader.joined(*(part.size for part in self.parts))
 
     def marker(self) -> str:
         """The first section's heading as a markdown line, for when it is merged into another."""
@@ -107,54 +191,122 @@ class _Group:
         return "#" * max(1, self.level) + " " + self.heading.split(HEADING_SEPARATOR)[-1]
 
     def body(self) -> str:
-        return "\n\n".join(part for part in self.parts if part)
+        return "\n\n".join(part.markdown for part in self.parts if part.markdown)
 
-    def size(self) -> int:
-        return len(self.body())
+    def reading(self) -> str:
+        return "\n".join(part.reading for part in self.parts if part.reading)
+
+    def merged_into_another(self, reader: _Reader) -> list[_Part]:
+        """This group's parts as they read once merged: its heading becomes a line of text."""
+        marker = self.marker()
+        return [reader.part(marker), *self.parts] if marker else list(self.parts)
 
 
-def _merge_small(note: Note, min_chars: int, max_chars: int) -> list[_Group]:
+def _merge_small(note: Note, reader: _Reader) -> list[_Group]:
     groups: list[_Group] = []
     current: _Group | None = None
     for section in note.sections:
-        heading = HEADING_SEPARATOR.join(section.heading_path)
-        group = _Group(heading, section.level, [section.text])
+        group = _Group.of(section, reader)
         if current is None:
             current = group
             continue
-        addition = f"{group.marker()}\n\n{section.text}".strip()
-        if current.size() < min_chars and current.size() + len(addition) + 2 <= max_chars:
-            current.parts.append(addition)
+        if current.size(reader) < reader.sizes.min_size and _fits(
+            note.title, current, group, reader
+        ):
+            current.parts += group.merged_into_another(reader)
             continue
-        _close(current, groups, min_chars, max_chars)
+        _close(note.title, current, groups, reader)
         current = group
     if current is not None:
-        _close(current, groups, min_chars, max_chars)
+        _close(note.title, current, groups, reader)
     return groups
 
 
-def _close(group: _Group, groups: list[_Group], min_chars: int, max_chars: int) -> None:
-    """Add a finished group; a still-tiny one joins the previous group if that fits."""
+def _close(title: str, group: _Group, groups: list[_Group], reader: _Reader) -> None:
+    """Add a finished group; a still-small one joins the previous group if that fits."""
     previous = groups[-1] if groups else None
-    if previous is not None and group.size() < min_chars:
-        merged = f"{group.marker()}\n\n{group.body()}".strip()
-        if previous.size() + len(merged) + 2 <= max_chars:
-            previous.parts.append(merged)
-            return
+    small = group.size(reader) < reader.sizes.min_size
+    if previous is not None and small and _fits(title, previous, group, reader):
+        previous.parts += group.merged_into_another(reader)
+        return
     groups.append(group)
 
 
-def _split(text: str, max_chars: int, level: int) -> list[str]:
-    if len(text) <= max_chars:
+def _fits(title: str, group: _Group, addition: _Group, reader: _Reader) -> bool:
+    """True when `group` and `addition` fit in one chunk together."""
+    head = reader.measure(_head(title, group.heading) + "\n")
+    merged = reader.joined(
+        group.size(reader), reader.size(addition.marker()), addition.size(reader)
+    )
+    return reader.joined(head, merged) <= reader.sizes.max_size
+
+
+def _windows(head: str, group: _Group, reader: _Reader) -> list[tuple[str, str, str]]:
+    """(body, its reading text, context before it) of each chunk of `group`: the whole group
+    when it fits, else windows that leave room for `overlap` of the window before."""
+    body = group.body().strip()
+    if not body:
+        return []
+    sizes = reader.sizes
+    # The body's own size may take what the head and the blank line after it leave.
+    budget = sizes.max_size - reader.measure(head + "\n\n") + reader.overhead
+    if group.size(reader) <= budget:
+        return [(body, group.reading(), "")]
+    if reader.size(body) <= budget:
+        return [(body, reader.part(body).reading, "")]
+    # Pieces are measured as markdown, never shorter than its reading text: parsing every
+    # candidate piece would cost more than the windows it saves.
+    room = budget - sizes.overlap - reader.line_break if sizes.overlap else budget
+    pieces = split_text(body, max(room, 1), reader.measure)
+    windows = [(pieces[0], reader.part(pieces[0]).reading, "")]
+    for before, piece in pairwise(pieces):
+        context = _tail(reader.part(before).reading, sizes.overlap, reader.measure)
+        windows.append((piece, reader.part(piece).reading, context))
+    return windows
+
+
+def _tail(text: str, size: int, measure: Callable[[str], int]) -> str:
+    """The end of `text` measuring at most `size`, starting at a sentence or word boundary."""
+    if size <= 0:
+        return ""
+    for boundary in _BOUNDARIES[2:]:
+        tail = ""
+        for piece in reversed(_cut_after(text, boundary)):
+            if measure((piece + tail).strip()) > size:
+                break
+            tail = piece + tail
+        if tail.strip():
+            return tail.strip()
+    return ""
+
+
+def _split(text: str, max_size: int, level: int, measure: Callable[[str], int]) -> list[str]:
+    if measure(text) <= max_size:
         return [text]
     if level == len(_BOUNDARIES):
-        return [text[start : start + max_chars] for start in range(0, len(text), max_chars)]
+        return _cut_word(text, max_size, measure)
     pieces = _cut_after(text, _BOUNDARIES[level])
     if len(pieces) == 1:
-        return _split(text, max_chars, level + 1)
+        return _split(text, max_size, level + 1, measure)
     out: list[str] = []
-    for packed in _pack(pieces, max_chars):
-        out.extend(_split(packed, max_chars, level + 1))
+    for packed in _pack(pieces, max_size, measure):
+        out.extend(_split(packed, max_size, level + 1, measure))
+    return out
+
+
+def _cut_word(text: str, max_size: int, measure: Callable[[str], int]) -> list[str]:
+    """A single word too big for one chunk, cut into the longest pieces that fit."""
+    out: list[str] = []
+    while text:
+        low, high = 1, len(text)
+        while low < high:  # the longest prefix that fits (at least one character)
+            middle = (low + high + 1) // 2
+            if measure(text[:middle]) <= max_size:
+                low = middle
+            else:
+                high = middle - 1
+        out.append(text[:low])
+        text = text[low:]
     return out
 
 
@@ -170,21 +322,43 @@ def _cut_after(text: str, boundary: re.Pattern[str]) -> list[str]:
     return [piece for piece in pieces if piece]
 
 
-def _pack(pieces: list[str], max_chars: int) -> list[str]:
-    """Greedily join consecutive pieces while the stripped result fits in `max_chars`."""
+def _pack(pieces: list[str], max_size: int, measure: Callable[[str], int]) -> list[str]:
+    """Greedily join consecutive pieces while the stripped result fits in `max_size`.
+
+    Sizes of pieces are added up rather than measured joined (one measure per piece, not per
+    join); a joined result that still measures too big is split again by the caller."""
     packed: list[str] = []
-    current = ""
+    current, size = "", 0
+    # What `measure` adds to any text (a tokenizer's special tokens), counted once per join.
+    overhead = measure("")
     for piece in pieces:
-        if current and len((current + piece).strip()) > max_chars:
+        piece_size = measure(piece) - overhead
+        if current and overhead + size + piece_size - _trailing(piece, measure) > max_size:
             packed.append(current.strip())
-            current = piece
+            current, size = piece, piece_size
         else:
             current += piece
+            size += piece_size
     if current.strip():
         packed.append(current.strip())
     return packed
 
 
-def _embed_text(title: str, heading: str, body: str) -> str:
-    head = f"{title}\n{heading}" if heading else title
-    return f"{head}\n\n{body}" if body else head
+def _fitted_head(head: str, reader: _Reader) -> str:
+    """`head`, cut to half the chunk when longer: a title and heading path that long would
+    leave the body no room (the encoder cuts the end, which is the body)."""
+    half = reader.sizes.max_size // 2
+    if reader.measure(head) <= half:
+        return head
+    return _cut_word(head, half, reader.measure)[0]
+
+
+def _trailing(piece: str, measure: Callable[[str], int]) -> int:
+    """What the separator at the end of `piece` measures (stripped when it ends a chunk)."""
+    stripped = piece.rstrip()
+    return measure(piece) - measure(stripped) if stripped != piece else 0
+
+
+def _head(title: str, heading: str) -> str:
+    """What every chunk of a group embeds first: the note's title and the heading path."""
+    return f"{title}\n{heading}" if heading else title

@@ -60,14 +60,20 @@ class MarkdownFacts:
     tags: list[str] = field(default_factory=list)
 
 
+def hide_hidden(body: str) -> str:
+    """`body` without what Obsidian never shows: `%% comments %%` and `<% templater %>`
+    (outside code, where they are text)."""
+    if "%%" not in body and "<%" not in body:
+        return body
+    # Comment markers inside code are text: find the code blocks first (block pass only, and
+    # only when the body could hold one).
+    code_lines = _code_lines(_BLOCK_PARSER.parse(body)) if _MAYBE_CODE.search(body) else set()
+    return hide_comments(body, code_lines)
+
+
 def scan_markdown(body: str) -> MarkdownFacts:
     """Headings (top level only, with their line span), links and inline tags of `body`."""
-    if "%%" in body or "<%" in body:
-        # Comment markers inside code are text: find the code blocks first (block pass only,
-        # and only when the body could hold one).
-        code_lines = _code_lines(_BLOCK_PARSER.parse(body)) if _MAYBE_CODE.search(body) else set()
-        body = hide_comments(body, code_lines)
-    tokens = _PARSER.parse(body)
+    tokens = _PARSER.parse(hide_hidden(body))
     facts = MarkdownFacts()
     for index, token in enumerate(tokens):
         if token.type == "heading_open" and token.level == 0 and token.map:
@@ -212,7 +218,7 @@ def _markdown_link(href: str, *, embed: bool, display: str | None) -> RawLink | 
     )
 
 
-def _wikilink_rule(state: StateInline, silent: bool) -> bool:
+def wikilink_rule(state: StateInline, silent: bool) -> bool:
     """Inline rule for `[[...]]` and `![[...]]` (one line, up to the first `]]`)."""
     src, pos = state.src, state.pos
     embed = src.startswith("![[", pos)
@@ -276,6 +282,20 @@ def _accept(url: str) -> bool:
     return True
 
 
+def obsidian_syntax(parser: MarkdownIt) -> MarkdownIt:
+    """`parser` reading links as Obsidian writes them: `[[wikilinks]]`, hrefs kept as written
+    (we read them, never render them), link labels parsed in linear time."""
+    parser.inline.ruler.before("link", "wikilink", wikilink_rule)
+    parser.helpers = SimpleNamespace(  # type: ignore[assignment]
+        parseLinkLabel=link_label,
+        parseLinkDestination=helpers.parseLinkDestination,
+        parseLinkTitle=helpers.parseLinkTitle,
+    )
+    parser.normalizeLink = _identity  # type: ignore[method-assign]
+    parser.validateLink = _accept  # type: ignore[method-assign]
+    return parser
+
+
 def _make_parser() -> MarkdownIt:
     options: dict[str, Any] = {"html": True}
     parser = MarkdownIt("commonmark", options).enable(["table", "strikethrough"])
@@ -283,16 +303,7 @@ def _make_parser() -> MarkdownIt:
     parser.disable("text_join")
     # Obsidian's inline math: `$x$` with no space inside the dollars, so "$5 and $10" is prose.
     dollarmath_plugin(parser, allow_labels=False, allow_space=False, allow_digits=False)
-    parser.inline.ruler.before("link", "wikilink", _wikilink_rule)
-    parser.helpers = SimpleNamespace(  # type: ignore[assignment]
-        parseLinkLabel=link_label,
-        parseLinkDestination=helpers.parseLinkDestination,
-        parseLinkTitle=helpers.parseLinkTitle,
-    )
-    # We read hrefs, we never render them: keep them as written (no percent-encoding).
-    parser.normalizeLink = _identity  # type: ignore[method-assign]
-    parser.validateLink = _accept  # type: ignore[method-assign]
-    return parser
+    return obsidian_syntax(parser)
 
 
 _PARSER = _make_parser()

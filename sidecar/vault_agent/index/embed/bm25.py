@@ -1,48 +1,47 @@
-"""Sparse BM25 term vectors, offline: fastembed's `Qdrant/bm25` with English stop words.
+"""Sparse BM25 term vectors: the term-frequency half of BM25, computed here.
 
-fastembed computes the term-frequency half of BM25 on our side; Qdrant applies IDF over the
-collection (the sparse vector is created with the IDF modifier), so adding notes never
-requires re-encoding old ones.
+A document's vector holds, per term (`terms.py`), tf * (k1 + 1) / (tf + k1 * (1 - b + b * |d| /
+avg_len)); a query's holds 1 per term. Qdrant applies IDF over the collection (the sparse
+vector is created with the IDF modifier), so adding notes never requires re-encoding old ones.
+k1, b and avg_len are fastembed's `Qdrant/bm25` defaults, measured against other values in
+docs/retrieval.md.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
-from pathlib import Path
 
-import platformdirs
-from fastembed import SparseTextEmbedding
-from stop_words import get_stop_words
-
-from vault_agent.config import APP_NAME
+from vault_agent.index.embed.terms import Analyzer, term_id
 from vault_agent.index.store.protocol import SparseVector
-from vault_agent.private_files import private_dir
 
-BM25_MODEL = "Qdrant/bm25"
+K1 = 1.2
+B = 0.75
+AVG_LEN = 256.0
+#: Bump when the terms change: stored chunks record it, and another version is re-indexed.
+VERSION = 2
 
 
 class Bm25Encoder:
-    """Encodes passages and queries as BM25 sparse vectors (Snowball-stemmed English)."""
+    """Encodes passages and queries as BM25 sparse vectors, for notes in `language`."""
 
-    def __init__(self) -> None:
-        # The model "weights" are just stop-word lists; we pass ours inline, so the folder
-        # fastembed insists on stays empty and nothing is fetched.
-        model_dir = Path(platformdirs.user_cache_dir(APP_NAME)) / "models" / "bm25"
-        private_dir(model_dir)
-        self._model = SparseTextEmbedding(
-            BM25_MODEL,
-            specific_model_path=str(model_dir),
-            stopwords=set(get_stop_words("english")),
-        )
+    def __init__(self, language: str = "en") -> None:
+        self.analyzer = Analyzer(language)
+        self.name = f"bm25-{language}-v{VERSION}"
 
     def embed_documents(self, texts: Sequence[str]) -> list[SparseVector]:
         """BM25 term weights for each passage, in input order."""
-        return [
-            SparseVector(indices=e.indices.tolist(), values=e.values.tolist())
-            for e in self._model.embed(list(texts), batch_size=256)
-        ]
+        return [self._document(text) for text in texts]
 
     def embed_query(self, text: str) -> SparseVector:
         """Query terms, each weighted 1 (Qdrant's IDF modifier supplies the rest)."""
-        embedding = next(iter(self._model.query_embed(text)))
-        return SparseVector(indices=embedding.indices.tolist(), values=embedding.values.tolist())
+        indices = sorted({term_id(term) for term in self.analyzer.terms(text, query=True)})
+        return SparseVector(indices=indices, values=[1.0] * len(indices))
+
+    def _document(self, text: str) -> SparseVector:
+        terms = self.analyzer.terms(text)
+        counts = Counter(term_id(term) for term in terms)
+        norm = K1 * (1 - B + B * len(terms) / AVG_LEN)
+        indices = sorted(counts)
+        values = [counts[i] * (K1 + 1) / (counts[i] + norm) for i in indices]
+        return SparseVector(indices=indices, values=values)

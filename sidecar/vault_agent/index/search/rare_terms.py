@@ -7,10 +7,12 @@ vault of many similar notes (5,000 generated ones, changelogs, daily notes), the
 then decides the fusion and the one note holding the word drowns.
 
 So each term of the BM25 query is probed on its own (a sparse query of that term, limited to
-`RARE_CHUNKS` + 1 hits, run in the same engine call as the search): a term that comes back
-with at most `RARE_CHUNKS` chunks is rare, and the chunks holding it get a bonus in the fused
-ranking (`RARE_BONUS`, scaled by the share of the query's rare terms they hold, weighted by
-rarity). Its size is measured in docs/retrieval.md.
+`MAX_RARE_CHUNKS` + 1 hits, run in the same engine call as the search): a term held by no
+more chunks than `rare_limit` allows for the index's size (one chunk in 2,500, at least one,
+at most `MAX_RARE_CHUNKS`) is rare, and the chunks holding it get a bonus in the fused ranking
+(`RARE_BONUS`, scaled by the share of the query's rare terms they hold, weighted by rarity).
+Relative to the index, because in a small vault every word is in few chunks: there a fixed
+count made "sourdough" rare and its bonus drowned the fusion. Measured in docs/retrieval.md.
 """
 
 from __future__ import annotations
@@ -20,14 +22,15 @@ from dataclasses import dataclass
 
 from vault_agent.index.store.protocol import SparseVector, StoredHit, VectorQuery
 
-#: A term held by at most this many chunks is rare.
-RARE_CHUNKS = 8
+#: A term held by at most this share of the index's chunks is rare...
+RARE_SHARE = 1 / 2_500
+#: ...and by at most this many (also the most a probe fetches, minus one).
+MAX_RARE_CHUNKS = 8
 #: At most this many query terms are probed (a long question has more; the rest are not).
 MAX_PROBES = 24
-#: What holding every rare term of the query adds to a chunk's fused score. Fused scores of a
-#: two-list DBSF lie around 0 to 2, a list's best near 1: this puts such a chunk ahead of one
-#: that only the dense side likes.
-RARE_BONUS = 1.0
+#: What holding every rare term of the query adds to a chunk's fused score (fused scores of a
+#: two-list DBSF lie around 0 to 2, a list's best near 1).
+RARE_BONUS = 0.5
 
 
 @dataclass(frozen=True)
@@ -46,14 +49,24 @@ class RareTermMatches:
 def probes(query: SparseVector) -> list[VectorQuery]:
     """One single-term sparse query per query term (at most `MAX_PROBES`)."""
     return [
-        VectorQuery(SparseVector(indices=[term], values=[1.0]), RARE_CHUNKS + 1)
+        VectorQuery(SparseVector(indices=[term], values=[1.0]), MAX_RARE_CHUNKS + 1)
         for term in query.indices[:MAX_PROBES]
     ]
 
 
-def rare_term_matches(probed: Sequence[Sequence[StoredHit]]) -> RareTermMatches:
-    """The bonus of each chunk holding rare terms, from the probes' results (in order)."""
-    rare = [hits for hits in probed if 0 < len(hits) <= RARE_CHUNKS]
+def rare_limit(total_chunks: int) -> int:
+    """How many chunks may hold a term that is rare in an index of `total_chunks`."""
+    return max(1, min(MAX_RARE_CHUNKS, int(total_chunks * RARE_SHARE)))
+
+
+def rare_term_matches(
+    probed: Sequence[Sequence[StoredHit]],
+    rare_chunks: int,
+    rare_bonus: float = RARE_BONUS,
+) -> RareTermMatches:
+    """The bonus of each chunk holding rare terms, from the probes' results (in order): a term
+    is rare when at most `rare_chunks` chunks hold it; holding all of them earns `rare_bonus`."""
+    rare = [hits for hits in probed if 0 < len(hits) <= rare_chunks]
     # A term in one chunk says more than a term in eight: weight by 1 / chunks holding it.
     weights = [1.0 / len(hits) for hits in rare]
     total = sum(weights)
@@ -61,6 +74,6 @@ def rare_term_matches(probed: Sequence[Sequence[StoredHit]]) -> RareTermMatches:
     found: dict[str, StoredHit] = {}
     for hits, weight in zip(rare, weights, strict=True):
         for hit in hits:
-            bonus[hit.id] = bonus.get(hit.id, 0.0) + RARE_BONUS * weight / total
+            bonus[hit.id] = bonus.get(hit.id, 0.0) + rare_bonus * weight / total
             found.setdefault(hit.id, hit)
     return RareTermMatches(bonus=bonus, hits=found)

@@ -11,20 +11,31 @@ before that.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
-from pydantic import BaseModel
-
 from vault_agent.index.embed.bm25 import Bm25Encoder
 from vault_agent.index.embed.minilm import Embedder
+from vault_agent.index.embed.terms import term_id
+from vault_agent.index.search.confidence import Confidence, missing_names
 from vault_agent.index.search.fusion import FusionMethod, fuse
 from vault_agent.index.search.hints import QueryHints, query_hints
-from vault_agent.index.search.rare_terms import RareTermMatches, probes, rare_term_matches
-from vault_agent.index.store.protocol import SearchFilter, Store, StoredHit, VectorQuery
-from vault_agent.vault.pdf_note import page_subpath
+from vault_agent.index.search.hits import SearchHit, hit_of
+from vault_agent.index.search.rare_terms import (
+    RareTermMatches,
+    probes,
+    rare_limit,
+    rare_term_matches,
+)
+from vault_agent.index.store.protocol import (
+    ChunkPayload,
+    SearchFilter,
+    SparseVector,
+    Store,
+    StoredHit,
+    VectorQuery,
+)
 
 SearchMode = Literal["hybrid", "dense", "sparse"]
 
@@ -38,39 +49,6 @@ NEAR_BOOST = 1.25
 HINT_BOOST = 2.0
 #: Chunks fetched when boosting, so a boosted note just below the top can still move up.
 BOOST_POOL = 100
-
-SNIPPET_CHARS = 240
-_WORD = re.compile(r"\w+", re.UNICODE)
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
-
-
-class SearchHit(BaseModel):
-    """One ranked result, as the CLI, the HTTP API and the agent's tools see it."""
-
-    file: str
-    title: str
-    heading: str
-    score: float
-    snippet: str
-    chunk_index: int
-    tags: list[str]
-    type: str | None
-    date: str | None
-    source: str
-    page: int | None = None  # PDFs: the page of the hit
-    url: str | None = None  # documents of other sources: their web page, when they have one
-
-    @property
-    def wikilink(self) -> str:
-        """`[[path/Note#Heading]]`: opens this hit's note at its section in Obsidian
-        (`[[paper.pdf#page=3]]` for a PDF: its viewer opens at that page)."""
-        if self.page is not None:
-            return f"[[{self.file}#{page_subpath(self.page)}]]"
-        target = self.file.removesuffix(".md")
-        section = self.heading.split(" > ")[-1] if self.heading else ""
-        if section == self.title:  # the note's own H1: linking to the note says the same
-            section = ""
-        return f"[[{target}#{section}]]" if section else f"[[{target}]]"
 
 
 @dataclass(frozen=True)
@@ -120,6 +98,20 @@ class Searcher:
         `near` lists the files around the note the user is looking at (its links and
         backlinks); their hits, and hits carrying a date or tag written in the query, are
         boosted (unless the searcher's options switch boosts off)."""
+        found = self.retrieve(query, search_filter, limit, mode, one_per_note, near)
+        return [passage.hit for passage in found.passages]
+
+    def retrieve(
+        self,
+        query: str,
+        search_filter: SearchFilter | None = None,
+        limit: int = 10,
+        mode: SearchMode = "hybrid",
+        one_per_note: bool = True,
+        near: Collection[str] = (),
+    ) -> Retrieval:
+        """What `search` finds, with each hit's chunk, and how confident retrieval is that
+        the vault answers the query at all (`confidence.py`)."""
         boosts = self.options.boosts
         hints = query_hints(query) if boosts else QueryHints()
         near = near if boosts else ()
@@ -127,64 +119,82 @@ class Searcher:
         fetch = limit * 4 if one_per_note else limit
         if hints or near:
             fetch = max(fetch, BOOST_POOL)
-        stored = self._ranked(query, search_filter, mode, fetch)
+        ranked = self._ranked(query, search_filter, mode, fetch)
+        stored = ranked.hits
         if hints or near:
             stored = _boosted(stored, hints, set(near))
-        hits: list[SearchHit] = []
+        passages: list[Passage] = []
         seen: set[str] = set()
         for hit in stored:
             if one_per_note and hit.payload.file in seen:
                 continue
             seen.add(hit.payload.file)
-            hits.append(_to_hit(hit, query))
-            if len(hits) == limit:
+            passages.append(Passage(hit_of(hit, query), hit.payload))
+            if len(passages) == limit:
                 break
-        return hits
+        missing = missing_names(query, ranked.absent_terms, self.sparse.analyzer)
+        return Retrieval(passages, Confidence(ranked.top_cosine, missing))
 
     def _ranked(
         self, query: str, search_filter: SearchFilter | None, mode: SearchMode, fetch: int
-    ) -> list[StoredHit]:
+    ) -> _Ranked:
         """Chunks for `query`, best first: one list (dense or sparse mode), or both fused
         with the rare-term bonus (hybrid)."""
         if mode == "dense":
             dense = VectorQuery(self.embedder.embed_query(query).tolist(), fetch)
-            return self.store.search([dense], search_filter)[0]
+            (hits,) = self.store.search([dense], search_filter)
+            return _Ranked(hits, hits[0].score if hits else 0.0)
         sparse = self.sparse.embed_query(query)
         if mode == "sparse":
-            return self.store.search([VectorQuery(sparse, fetch)], search_filter)[0]
+            (hits,) = self.store.search([VectorQuery(sparse, fetch)], search_filter)
+            return _Ranked(hits, 0.0)
         options = self.options
         queries = [
             VectorQuery(self.embedder.embed_query(query).tolist(), max(options.candidates, fetch)),
             VectorQuery(sparse, max(options.candidates, fetch)),
+            *probes(sparse),
         ]
-        if options.rare_terms:
-            queries += probes(sparse)
         lists = self.store.search(queries, search_filter)
         fused = fuse(lists[:2], options.fusion)
-        rare = rare_term_matches(lists[2:])
-        if rare:
-            fused = _with_bonus(fused, rare)
-        return fused[:fetch]
+        if options.rare_terms:
+            rare = rare_term_matches(lists[2:], rare_limit(self.store.count()))
+            if rare:
+                fused = _with_bonus(fused, rare)
+        top_cosine = lists[0][0].score if lists[0] else 0.0
+        return _Ranked(fused[:fetch], top_cosine, self._absent(query, sparse, lists[2:]))
+
+    def _absent(
+        self, query: str, sparse: SparseVector, probed: list[list[StoredHit]]
+    ) -> frozenset[str]:
+        """The query's terms that no chunk (under the filter) holds, from the probes."""
+        absent_ids = {term for term, hits in zip(sparse.indices, probed, strict=False) if not hits}
+        if not absent_ids:
+            return frozenset()
+        terms = self.sparse.analyzer.terms(query, query=True)
+        return frozenset(term for term in terms if term_id(term) in absent_ids)
 
 
-def make_snippet(body: str, query: str, max_chars: int = SNIPPET_CHARS) -> str:
-    """The passage of `body` sharing the most words with `query`, trimmed to `max_chars`."""
-    terms = {w.lower() for w in _WORD.findall(query) if len(w) > 2}
-    sentences = [s.strip() for s in _SENTENCE_END.split(body) if s.strip()]
-    if not sentences:
-        return ""
-    best = max(
-        range(len(sentences)),
-        key=lambda i: (len(terms & {w.lower() for w in _WORD.findall(sentences[i])}), -i),
-    )
-    snippet = sentences[best]
-    for following in sentences[best + 1 :]:
-        if len(snippet) + len(following) + 1 > max_chars:
-            break
-        snippet = f"{snippet} {following}"
-    if len(snippet) > max_chars:
-        snippet = snippet[: max_chars - 1].rsplit(" ", 1)[0] + "…"
-    return snippet
+@dataclass(frozen=True)
+class Passage:
+    """A hit and the chunk it was found in (its body is what answers quote)."""
+
+    hit: SearchHit
+    chunk: ChunkPayload
+
+
+@dataclass(frozen=True)
+class Retrieval:
+    """The passages a search found, best first, and whether they likely answer at all."""
+
+    passages: list[Passage]
+    confidence: Confidence
+
+
+@dataclass(frozen=True)
+class _Ranked:
+    hits: list[StoredHit]
+    top_cosine: float
+    absent_terms: frozenset[str] = frozenset()
 
 
 def _with_bonus(fused: list[StoredHit], rare: RareTermMatches) -> list[StoredHit]:
@@ -209,21 +219,3 @@ def _boosted(stored: list[StoredHit], hints: QueryHints, near: set[str]) -> list
         score = hit.score + abs(hit.score) * (factor - 1.0)
         rescored.append(hit.model_copy(update={"score": score}))
     return sorted(rescored, key=lambda hit: hit.score, reverse=True)
-
-
-def _to_hit(hit: StoredHit, query: str) -> SearchHit:
-    payload = hit.payload
-    return SearchHit(
-        file=payload.file,
-        title=payload.title,
-        heading=payload.heading,
-        score=hit.score,
-        snippet=make_snippet(payload.body, query),
-        chunk_index=payload.chunk_index,
-        tags=payload.tags,
-        type=payload.type,
-        date=payload.date,
-        source=payload.source,
-        page=payload.page,
-        url=payload.document.url if payload.document is not None else None,
-    )

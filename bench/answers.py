@@ -1,0 +1,247 @@
+"""Score offline (extractive) answers on question files with expected evidence.
+
+Each question (tests/data/qa/answers.*.jsonl) names its vault, the note and the sentences that
+answer it, and its context: earlier turns (`history`), a `selection`, the open note (`active`).
+It is asked the way the plugin asks it, through the agent loop with the extractive answerer,
+and scored:
+
+- answered: one of the evidence sentences is among the answer's first two quotes;
+- honest: an unanswerable question (`note: null`) gets "your notes don't seem to cover this";
+- true citations: every `[[Note#Heading]]` of the answer names a heading that note has;
+- latency: the answer's total time.
+
+    uv run python -m bench.answers tests/data/qa/answers.dev.jsonl
+    uv run python -m bench.answers --latency tests/data/qa/obsidian-developer-docs.dev.jsonl \
+        --vault ../shared/data/vaults/obsidian-developer-docs
+
+`--latency` asks a retrieval question file's questions three times over one warm index and
+prints the answer time's percentiles (target: p95 under 300 ms on the developer docs vault).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import re
+import tempfile
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bench.common import percentile
+from vault_agent.agent.citations.links import find_citations, heading_anchor
+from vault_agent.agent.events import DoneEvent
+from vault_agent.agent.extractive import NOT_COVERED, NOTHING, ExtractiveAnswerer
+from vault_agent.agent.extractive.units import split_units
+from vault_agent.agent.loop import run_agent
+from vault_agent.agent.prompts import ActiveNote, neighbourhood_of
+from vault_agent.agent.reader import ToolsContext, heading_paths
+from vault_agent.agent.request import AgentRequest, HistoryTurn
+from vault_agent.evaluation.cache import CachedEmbedder
+from vault_agent.evaluation.indexing import index_folder
+from vault_agent.evaluation.run import DEFAULT_CACHE_DIR
+from vault_agent.index.embed.bm25 import Bm25Encoder
+from vault_agent.index.embed.minilm import MiniLmEmbedder
+from vault_agent.index.vault_index import VaultIndex
+
+REPO = Path(__file__).resolve().parents[1]
+VAULTS = {"examples/vault": REPO / "examples" / "vault"}
+SHARED_VAULTS = REPO.parent / "shared" / "data" / "vaults"
+#: The answer's quotes: lines that end in a citation, before "More from your notes".
+_MORE = "**More from your notes**"
+_MARKUP = re.compile(r"\[\[[^\]]*\]\]|\*\*|[`_]")
+_DATE_PREFIX = re.compile(r"^\d{4}-\d{2}-\d{2}: ")
+
+
+@dataclass
+class Scored:
+    """How one question was answered."""
+
+    kind: str
+    answered: bool
+    bad_headings: list[str]
+    seconds: float
+    answer: str = ""
+
+
+@dataclass
+class Totals:
+    """Scores of one question file, by kind and in all."""
+
+    rows: list[Scored] = field(default_factory=list)
+
+    def table(self) -> str:
+        kinds: dict[str, list[Scored]] = defaultdict(list)
+        for row in self.rows:
+            kinds[row.kind].append(row)
+        lines = ["| kind | questions | answered as expected |", "| --- | --- | --- |"]
+        for kind, rows in sorted(kinds.items()):
+            lines.append(f"| {kind} | {len(rows)} | {_share(rows):.2f} |")
+        answerable = [r for r in self.rows if r.kind != "unanswerable"]
+        lines.append(f"| **answerable** | {len(answerable)} | **{_share(answerable):.2f}** |")
+        bad = sum(len(row.bad_headings) for row in self.rows)
+        ms = [row.seconds * 1000 for row in self.rows]
+        lines.append(
+            f"\ncited headings that are not in their note: {bad}; latency p50 "
+            f"{percentile(ms, 0.5):.0f} ms, p95 {percentile(ms, 0.95):.0f} ms"
+        )
+        return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("files", type=Path, nargs="+")
+    parser.add_argument("--show", action="store_true", help="print the answers that missed")
+    parser.add_argument("--latency", action="store_true", help="time answers, don't score")
+    parser.add_argument("--vault", type=Path, help="the vault of --latency's question file")
+    args = parser.parse_args()
+    if args.latency:
+        for path in args.files:
+            ms = asyncio.run(latency(path, args.vault))
+            print(
+                f"{path.name}: {len(ms)} answers, p50 {percentile(ms, 0.5):.0f} ms, "
+                f"p95 {percentile(ms, 0.95):.0f} ms, max {max(ms):.0f} ms"
+            )
+        return
+    for path in args.files:
+        totals = asyncio.run(score_file(path))
+        print(f"\n{path.name}: {len(totals.rows)} questions\n{totals.table()}")
+        if args.show:
+            for row in totals.rows:
+                if not row.answered:
+                    print(f"\n--- missed ({row.kind}):\n{row.answer}")
+
+
+async def score_file(path: Path) -> Totals:
+    """Every question of `path`, asked and scored (vaults indexed once each)."""
+    questions = load_questions(path)
+    by_vault: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for question in questions:
+        by_vault[question["vault"]].append(question)
+    totals = Totals()
+    embedder = CachedEmbedder(MiniLmEmbedder(), DEFAULT_CACHE_DIR)
+    sparse = Bm25Encoder()
+    for vault, asked in by_vault.items():
+        root = VAULTS.get(vault, SHARED_VAULTS / vault)
+        with tempfile.TemporaryDirectory(prefix="vault-agent-answers-") as scratch:
+            index, _ = index_folder(root, Path(scratch), embedder, sparse)
+            embedder.flush()
+            with index:
+                for question in asked:
+                    totals.rows.append(await score(index, question))
+    return totals
+
+
+async def score(index: VaultIndex, question: dict[str, Any]) -> Scored:
+    """Ask one question as the plugin would, and score the answer."""
+    request = request_for(index, question)
+    started = time.perf_counter()
+    done = None
+    async for event in run_agent(
+        request, ExtractiveAnswerer(), ToolsContext.from_index(index), index.settings
+    ):
+        if isinstance(event, DoneEvent):
+            done = event
+    seconds = time.perf_counter() - started
+    text = done.answer if done is not None else ""
+    if question["note"] is None:
+        answered = text.startswith((NOT_COVERED, NOTHING))
+    else:
+        answered = _evidence_first(text, question["evidence"])
+    return Scored(question["kind"], answered, _bad_headings(index, text), seconds, text)
+
+
+async def latency(path: Path, vault: Path, rounds: int = 3) -> list[float]:
+    """Milliseconds per extractive answer to each question of `path` (a retrieval question
+    file), asked `rounds` times over a warm index of `vault` (the first round warms it)."""
+    questions = [question["q"] for question in load_questions(path)]
+    embedder = CachedEmbedder(MiniLmEmbedder(), DEFAULT_CACHE_DIR)
+    with tempfile.TemporaryDirectory(prefix="vault-agent-answers-") as scratch:
+        index, _ = index_folder(vault, Path(scratch), embedder, Bm25Encoder())
+        embedder.flush()
+        # Answers embed their question and sentences: the real model, not the index's cache.
+        index.searcher.embedder = embedder.inner
+        with index:
+            context = ToolsContext.from_index(index)
+            times: list[float] = []
+            for round_ in range(rounds + 1):
+                for question in questions:
+                    started = time.perf_counter()
+                    async for _ in run_agent(
+                        AgentRequest(question=question),
+                        ExtractiveAnswerer(),
+                        context,
+                        index.settings,
+                    ):
+                        pass
+                    if round_:
+                        times.append((time.perf_counter() - started) * 1000)
+    return times
+
+
+def load_questions(path: Path) -> list[dict[str, Any]]:
+    """The questions of an answer file."""
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def request_for(index: VaultIndex, question: dict[str, Any]) -> AgentRequest:
+    """The request the plugin sends: question, history, selection, open note and neighbours."""
+    active = question.get("active")
+    active_note = None
+    neighbourhood = []
+    if active:
+        content = (index.settings.vault_root / active).read_text(encoding="utf-8")
+        active_note = ActiveNote(path=active, content=content)
+        neighbourhood = neighbourhood_of(index.graph, active)
+    return AgentRequest(
+        question=question["q"],
+        history=[HistoryTurn.model_validate(turn) for turn in question.get("history", [])],
+        selection=question.get("selection"),
+        active_note=active_note,
+        neighbourhood=neighbourhood,
+    )
+
+
+def _evidence_first(answer: str, evidence: list[str]) -> bool:
+    """True when one of the first two quotes of `answer` is (part of) an evidence sentence."""
+    quotes = [line for line in answer.split(_MORE)[0].splitlines() if "[[" in line][:2]
+    # Evidence is markdown as the note has it: read it as the answerer reads passages.
+    wanted = [_plain(" ".join(u.text for u in split_units(e, ""))) for e in evidence]
+    for quote in quotes:
+        said = _plain(_DATE_PREFIX.sub("", quote))
+        if any(said and (said in sentence or sentence in said) for sentence in wanted):
+            return True
+    return False
+
+
+def _bad_headings(index: VaultIndex, answer: str) -> list[str]:
+    """Citations of the answer whose heading is not a heading of their note."""
+    bad = []
+    for citation in find_citations(answer):
+        if not citation.subpath or citation.subpath.startswith(("^", "page=")):
+            continue
+        file = index.graph.resolve(citation.target, "")
+        if file is None or not file.endswith(".md"):
+            continue
+        text = (index.settings.vault_root / file).read_text(encoding="utf-8", errors="replace")
+        anchors = {heading_anchor(path).lower() for _, path in heading_paths(text)}
+        if heading_anchor(citation.subpath).lower() not in anchors:
+            bad.append(citation.raw)
+    return bad
+
+
+def _plain(text: str) -> str:
+    """Text without markup, links or punctuation at its ends, in lower case, spaces collapsed."""
+    text = _MARKUP.sub(" ", text).replace("…", " ")
+    return " ".join(text.lower().split()).strip(" .,;:")
+
+
+def _share(rows: list[Scored]) -> float:
+    return sum(row.answered for row in rows) / len(rows) if rows else 0.0
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,275 @@
+"""The extractive answerer: an answer without a language model, quoted from the notes.
+
+It searches once (`plan.py` says with what), splits the passages found into sentences, list
+items and table rows (`units.py`), scores each against the question (the embedder's cosine,
+shared terms, the passage's rank), and answers with the best one or two first, then the other
+notes that bear on the question, each quote cited to the heading it sits under. A question
+about the last or first time something happened puts the newest (or oldest) dated note first.
+When retrieval finds nothing close (`index/search/confidence.py`), it says the notes don't
+seem to cover the question and names the closest notes, as closest, not as an answer.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from vault_agent.agent.citations.links import NoteRef, cite, note_title
+from vault_agent.agent.extractive.plan import SearchPlan
+from vault_agent.agent.extractive.units import Unit, split_units
+from vault_agent.agent.reader import ToolsContext
+from vault_agent.agent.tools import EARLIEST_DAY
+from vault_agent.index.embed.terms import Analyzer
+from vault_agent.index.search.hits import (
+    SearchHit,
+)
+from vault_agent.index.search.searcher import Passage
+from vault_agent.index.store.protocol import VAULT_SOURCE, ChunkPayload, SearchFilter
+from vault_agent.vault.chunker import HEADING_SEPARATOR
+
+#: Passages searched (chunks, several per note allowed).
+PASSAGES = 12
+#: More passages from the open note, and for a last/first question from dated notes.
+FOCUSED = 6
+#: Quotes from the open note weigh this much more: the user pointed at it.
+ACTIVE_BONUS = 0.05
+#: A unit sharing this much of its words with the selection is the selection itself.
+SHOWN_SHARE = 0.8
+#: The best quote must reach this (cosine, about) to answer at all.
+ANSWER_FLOOR = 0.45
+#: Units scored with the embedder: the best by shared terms and passage rank.
+SCORED_UNITS = 24
+#: Units quoted first, as the answer.
+ANSWER_UNITS = 2
+#: A second answer unit must score within this of the best.
+SECOND_WITHIN = 0.06
+#: A dated unit this far below the best one may still answer a last/first question...
+DATED_BELOW_BEST = 0.25
+#: ...and the dated units within this of the best dated one are ordered by date.
+DATED_WITHIN = 0.08
+#: Notes quoted after the answer, at most.
+MORE_NOTES = 3
+#: A unit below the best by more than this does not bear on the question.
+FLOOR_BELOW_BEST = 0.18
+#: Nor does one under this cosine, whatever the best.
+FLOOR = 0.2
+QUOTE_CHARS = 400
+
+DISCLAIMER = "_Extractive answer: sentences quoted from your notes, no language model involved._"
+NOT_COVERED = "Your notes don't seem to cover this."
+SEARCH_FAILED = "I could not search your notes, so I have no answer. The search said: "
+NOTHING = (
+    "I couldn't find anything about this in your notes. Try other words, or check that the "
+    "notes you expect are indexed."
+)
+_ISO_DATE = re.compile(r"\b(\d{4}-\d{2}-\d{2})\b")
+
+
+@dataclass(frozen=True)
+class Quote:
+    """A unit found for the question, where it comes from and how well it answers."""
+
+    unit: Unit
+    ref: NoteRef
+    date: str | None
+    score: float
+
+    @property
+    def link(self) -> str:
+        return cite(self.ref)
+
+
+@dataclass(frozen=True)
+class Answer:
+    """The markdown answer and the notes (and sections) it showed."""
+
+    text: str
+    seen: list[NoteRef]
+    query: str
+    passages: int
+
+
+def answer(plan: SearchPlan, context: ToolsContext) -> Answer:
+    """The extractive answer to `plan`'s question (blocking: call it in a worker thread)."""
+    searcher = context.searcher
+    found = searcher.retrieve(plan.query, limit=PASSAGES, one_per_note=False, near=plan.near)
+    passages = list(found.passages)
+    if plan.active_file:  # the open note's own passages, whatever the vault at large has
+        only = SearchFilter(files=[plan.active_file])
+        passages += searcher.retrieve(plan.query, only, FOCUSED, one_per_note=False).passages
+    if plan.order is not None:  # "when did I last...": the daily notes that bear on it
+        dated = SearchFilter(date_from=EARLIEST_DAY)
+        passages += searcher.retrieve(plan.query, dated, FOCUSED, one_per_note=False).passages
+    passages = _unique(passages)
+    if not passages:
+        return Answer(NOTHING, [], plan.query, 0)
+    closest = _closest_notes([passage.hit for passage in found.passages or passages])
+    if found.confidence.low and not plan.pointed:
+        return Answer(_absent(closest), closest, plan.query, len(passages))
+    quotes = _scored(plan, passages, context)
+    kept = _relevant(quotes)
+    if not kept or (kept[0].score < ANSWER_FLOOR and not plan.pointed):
+        return Answer(_absent(closest), closest, plan.query, len(passages))
+    first = _answer_first(quotes, kept, plan)
+    kept += [quote for quote in first if quote not in kept]
+    text = _compose(first, kept, plan.order is not None)
+    return Answer(text, [quote.ref for quote in kept], plan.query, len(passages))
+
+
+def _scored(plan: SearchPlan, passages: list[Passage], context: ToolsContext) -> list[Quote]:
+    """Every unit of the passages, the promising ones scored by meaning too."""
+    analyzer: Analyzer = context.searcher.sparse.analyzer
+    wanted = set(analyzer.terms(plan.query, query=True))
+    shown = set(analyzer.terms(plan.selection)) if plan.selection else set()
+    candidates: list[tuple[float, Unit, Passage]] = []
+    for rank, passage in enumerate(passages):
+        chunk = passage.chunk
+        for unit in split_units(chunk.body, chunk.heading):
+            terms = set(analyzer.terms(unit.text))
+            if shown and terms and len(terms & shown) >= SHOWN_SHARE * len(terms):
+                continue  # the selected text itself: the user has it already
+            context_terms = terms | set(analyzer.terms(f"{chunk.title} {unit.heading}"))
+            shared = len(wanted & context_terms) / math.sqrt(len(wanted) or 1)
+            candidates.append((shared + 0.3 / (1 + rank), unit, passage))
+    candidates.sort(key=lambda item: -item[0])
+    candidates = candidates[:SCORED_UNITS]
+    if not candidates:
+        return []
+    embedder = context.searcher.embedder
+    # A follow-up is searched with the question before it, and judged on both.
+    asked = [embedder.embed_query(text) for text in dict.fromkeys((plan.question, plan.query))]
+    # A unit is read with its note's title and heading: "It takes a week" needs both.
+    texts = [f"{p.chunk.title}. {_last(unit.heading)}: {unit.text}" for _, unit, p in candidates]
+    vectors = embedder.embed_documents(texts)
+    quotes = []
+    for (lexical, unit, passage), vector in zip(candidates, vectors, strict=True):
+        cosine = max(float(np.dot(question, vector)) for question in asked)
+        focus = ACTIVE_BONUS if passage.hit.file == plan.active_file else 0.0
+        quotes.append(
+            Quote(
+                unit=unit,
+                ref=_ref(passage, unit),
+                date=_date_of(passage.chunk),
+                score=cosine + 0.05 * lexical + focus,
+            )
+        )
+    return sorted(quotes, key=lambda quote: -quote.score)
+
+
+def _relevant(quotes: list[Quote]) -> list[Quote]:
+    if not quotes:
+        return []
+    floor = max(FLOOR, quotes[0].score - FLOOR_BELOW_BEST)
+    return [quote for quote in quotes if quote.score >= floor]
+
+
+def _answer_first(quotes: list[Quote], kept: list[Quote], plan: SearchPlan) -> list[Quote]:
+    """The one or two quotes that answer: the best, or for a last/first question the newest
+    (oldest) dated one among those that bear on it."""
+    # A dated note answers a "when" question even when an undated one (the recipe) is closer.
+    dated = [q for q in quotes if q.date and q.score >= kept[0].score - DATED_BELOW_BEST]
+    if plan.order is not None and dated:
+        # Among the dated quotes that bear on it as well as the best dated one does.
+        close = max(quote.score for quote in dated) - DATED_WITHIN
+        dated = [quote for quote in dated if quote.score >= close]
+        if dated:
+            if plan.order == "newest":
+                return [max(dated, key=lambda q: (q.date or "", q.score))]
+            return [min(dated, key=lambda q: (q.date or "", -q.score))]
+    first = [kept[0]]
+    for quote in kept[1:]:
+        if quote.score < kept[0].score - SECOND_WITHIN or len(first) == ANSWER_UNITS:
+            break
+        if quote.unit.text != first[0].unit.text:
+            first.append(quote)
+    return first
+
+
+def _compose(first: list[Quote], kept: list[Quote], dated: bool) -> str:
+    # A last/first question is answered by a date: it opens the line.
+    lines = [
+        f"{quote.date}: {_clip(quote.unit.text)} {quote.link}"
+        if dated and quote.date
+        else f"{_clip(quote.unit.text)} {quote.link}"
+        for quote in first
+    ]
+    shown = {(q.ref.file, q.unit.text) for q in first}
+    more: dict[str, list[Quote]] = {}
+    for quote in kept:
+        if (quote.ref.file, quote.unit.text) in shown:
+            continue
+        if quote.ref.file in more or len(more) < MORE_NOTES:
+            group = more.setdefault(quote.ref.file, [])
+            if len(group) < 2:
+                group.append(quote)
+    if more:
+        lines += ["", "**More from your notes**"]
+        for quotes in more.values():
+            title = quotes[0].ref.title or note_title(quotes[0].ref.file)
+            quoted = " … ".join(_clip(q.unit.text) for q in quotes)
+            lines.append(f"- **{title}**: {quoted} {quotes[0].link}")
+    lines += ["", DISCLAIMER]
+    return "\n".join(lines)
+
+
+def _absent(closest: list[NoteRef]) -> str:
+    names = ", ".join(cite(ref) for ref in closest)
+    return f"{NOT_COVERED} The closest notes: {names}.\n\n{DISCLAIMER}" if names else NOTHING
+
+
+def _closest_notes(hits: Sequence[SearchHit]) -> list[NoteRef]:
+    refs: dict[str, NoteRef] = {}
+    for hit in hits:
+        if hit.file not in refs and len(refs) < 2:
+            refs[hit.file] = _note_ref(hit)
+    return list(refs.values())
+
+
+def _unique(passages: list[Passage]) -> list[Passage]:
+    seen: set[tuple[str, int]] = set()
+    kept = []
+    for passage in passages:
+        key = (passage.hit.file, passage.hit.chunk_index)
+        if key not in seen:
+            seen.add(key)
+            kept.append(passage)
+    return kept
+
+
+def _ref(passage: Passage, unit: Unit) -> NoteRef:
+    hit, chunk = passage.hit, passage.chunk
+    if hit.source != VAULT_SOURCE:
+        return _note_ref(hit)
+    heading = unit.heading
+    if hit.page is None and heading and HEADING_SEPARATOR not in heading and heading == chunk.title:
+        heading = ""  # the note's own title heading: [[Note]] says the same
+    return NoteRef(file=hit.file, title=hit.title, heading=heading)
+
+
+def _note_ref(hit: SearchHit) -> NoteRef:
+    if hit.source != VAULT_SOURCE:
+        return NoteRef(file=hit.file, title=hit.title, source=hit.source, url=hit.url)
+    return NoteRef(file=hit.file, title=hit.title)
+
+
+def _date_of(chunk: ChunkPayload) -> str | None:
+    """The day a note records: a daily note's date, or a date in its title ("2026-11-05
+    Garden Committee"). A note's `created` is when it was written, not what it is about."""
+    if chunk.date:
+        return chunk.date[:10]
+    in_title = _ISO_DATE.search(chunk.title)
+    return in_title.group(1) if in_title else None
+
+
+def _last(heading: str) -> str:
+    return heading.rsplit(HEADING_SEPARATOR, 1)[-1]
+
+
+def _clip(text: str) -> str:
+    if len(text) <= QUOTE_CHARS:
+        return text
+    return text[: QUOTE_CHARS - 1].rsplit(" ", 1)[0] + "…"

@@ -1,0 +1,105 @@
+"""The quotable units of a chunk: sentences, list items and table rows, each under its heading.
+
+An answer quotes units, never half a thought: a list item or a table row whole, prose sentence
+by sentence (`.`, `!`, `?` and their CJK forms `。！？` end one). Headings merged into a chunk's
+body (`## Details`, see `vault/chunker.py`) start a new heading, so each unit cites the section
+it really sits under. Links read as their text: a quote's links are the note's, not citations.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from vault_agent.vault.chunker import HEADING_SEPARATOR
+
+_HEADING_LINE = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)|(?<=[。！？])\s*(?=\S)")
+_LIST_MARK = re.compile(r"^(?:[-*+]|\d+[.)])\s+(?:\[.\]\s+)?")
+_TABLE_RULE = re.compile(r"^\|?[\s:|-]+\|?$")
+_WIKILINK = re.compile(
+    r"(?P<embed>!?)\[\[(?P<target>[^\]|#\n]*)(?:#[^\]|\n]*)?(?:\|(?P<display>[^\]\n]*))?\]\]"
+)
+_MARKDOWN_LINK = re.compile(r"(?P<image>!?)\[(?P<text>[^\]\n]*)\]\([^)\n]*\)")
+_BLOCK_ID = re.compile(r"\s\^[\w-]+\s*$")
+_COMMENT = re.compile(r"%%.*?%%", re.DOTALL)
+_TAGS_ONLY = re.compile(r"#[\w/-]+")
+_RULE = re.compile(r"^(?:-{3,}|\*{3,}|_{3,})$")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One quotable piece of a chunk."""
+
+    text: str
+    heading: str
+    """The heading path it sits under ("" before the note's first heading)."""
+    position: int
+    """Its place in the chunk, from 0."""
+
+
+def split_units(body: str, heading: str) -> list[Unit]:
+    """`body` (a chunk under `heading`) as quotable units, in order."""
+    text = _COMMENT.sub(" ", body)
+    text = _WIKILINK.sub(_link_text, text)
+    text = _MARKDOWN_LINK.sub(lambda m: "" if m.group("image") else m.group("text"), text)
+    path = heading.split(HEADING_SEPARATOR) if heading else []
+    units: list[Unit] = []
+    paragraph: list[str] = []
+    in_code = in_item = False
+
+    def add(piece: str) -> None:
+        piece = " ".join(piece.split())
+        if piece and _TAGS_ONLY.sub("", piece).strip(" .,;:|-"):
+            units.append(Unit(piece, HEADING_SEPARATOR.join(path), len(units)))
+
+    def flush() -> None:
+        for sentence in _SENTENCE_END.split(" ".join(paragraph)):
+            add(sentence)
+        paragraph.clear()
+
+    for raw in text.splitlines():
+        if _FENCE.match(raw):
+            flush()
+            in_code = not in_code
+            continue
+        if in_code:
+            continue
+        line = _BLOCK_ID.sub("", raw).strip()
+        heading_line = _HEADING_LINE.match(line)
+        item = _LIST_MARK.match(line)
+        if in_item and line and raw[:1].isspace() and not item and units:
+            last = units[-1]  # a list item wrapped onto the next line
+            units[-1] = Unit(f"{last.text} {line}", last.heading, last.position)
+            continue
+        in_item = False
+        if heading_line:
+            flush()
+            path = _descend(path, len(heading_line.group(1)), heading_line.group(2).strip())
+        elif not line or _RULE.match(line):
+            flush()
+        elif item or line.startswith("|"):
+            flush()
+            content = line[item.end() :] if item else line
+            if not (line.startswith("|") and _TABLE_RULE.match(line)):
+                add(content.strip(" |") if line.startswith("|") else content)
+                in_item = bool(item)
+        else:
+            paragraph.append(line.lstrip("> ").strip())
+    flush()
+    return units
+
+
+def _link_text(link: re.Match[str]) -> str:
+    """A link as the words a reader sees; an embed shows another note's text: none of this."""
+    if link.group("embed"):
+        return ""
+    return link.group("display") or link.group("target").rsplit("/", 1)[-1]
+
+
+def _descend(path: list[str], level: int, text: str) -> list[str]:
+    """The heading path after a heading line of `level`: headings merged into a chunk are
+    deeper than or level with the chunk's own, so they replace its tail from that depth."""
+    keep = max(0, min(len(path), level - 1))
+    return [*path[:keep], text]

@@ -1,0 +1,111 @@
+"""The terms BM25 counts: words of any script, and the exact tokens notes are searched by.
+
+One analyzer reads documents and queries alike, so a query term always meets the same term in
+a note. It keeps what a plain word splitter loses:
+
+- versions as one term ("2.3.1", "v2.3.1" -> "2.3.1"); a document also holds each shorter
+  prefix ("2.3"), so a question about "2.3" finds the notes about "2.3.1";
+- identifiers as one exact term (`registerMarkdownPostProcessor`, `app.vault.getFiles`,
+  `cssclasses`, `snake_case`, `#nested/tag`) and also as their stemmed parts ("register",
+  "markdown", "post", "processor"), so both the name and its words match;
+- words lower-cased, stop words dropped and Snowball-stemmed in the vault's language;
+- Chinese, Japanese and Korean runs as overlapping character pairs (and a lone character as
+  itself): those scripts write no spaces, and pairs match words without a dictionary.
+
+Terms are hashed (murmur3) to sparse-vector indices, as fastembed's BM25 does.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterator
+from functools import cache
+
+import mmh3
+from py_rust_stemmers import SnowballStemmer  # type: ignore[import-untyped]
+from stop_words import get_stop_words
+
+#: Languages with a Snowball stemmer (and stop words); other languages are only lower-cased.
+STEMMED_LANGUAGES = {
+    "ar": "arabic", "da": "danish", "de": "german", "el": "greek", "en": "english",
+    "es": "spanish", "fi": "finnish", "fr": "french", "hu": "hungarian", "it": "italian",
+    "nl": "dutch", "no": "norwegian", "pt": "portuguese", "ro": "romanian", "ru": "russian",
+    "sv": "swedish", "ta": "tamil", "tr": "turkish",
+}  # fmt: skip
+#: Terms longer than this are noise (hashes, base64, minified code): left out.
+MAX_TERM_CHARS = 40
+
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\u3131-\u318e"
+_TOKEN = re.compile(
+    rf"(?P<version>\bv?\d+(?:\.\d+){{1,3}}\b)"
+    rf"|(?P<cjk>[{_CJK}]+)"
+    # An identifier: word characters joined by . _ - / # or with an inner capital.
+    rf"|(?P<word>#?[^\W{_CJK}]+(?:[._/#-][^\W{_CJK}]+)*)",
+    re.UNICODE,
+)
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+_JOINERS = re.compile(r"[._/#-]+")
+
+
+class Analyzer:
+    """Text to BM25 terms for one language (an ISO 639-1 code, e.g. "en", "de", "zh")."""
+
+    def __init__(self, language: str = "en") -> None:
+        self.language = language
+        name = STEMMED_LANGUAGES.get(language)
+        self._stemmer = SnowballStemmer(name) if name else None
+        self._stop_words = _stop_words(language)
+
+    def terms(self, text: str, *, query: bool = False) -> list[str]:
+        """The terms of `text`, in order (a query's are the same, without version prefixes)."""
+        return list(self._terms(unicodedata.normalize("NFKC", text), query))
+
+    def _terms(self, text: str, query: bool) -> Iterator[str]:
+        for match in _TOKEN.finditer(text):
+            kind = match.lastgroup
+            token = match.group()
+            if kind == "version":
+                version = token.lstrip("vV")
+                yield version
+                if not query:
+                    parts = version.split(".")
+                    yield from (".".join(parts[:n]) for n in range(2, len(parts)))
+            elif kind == "cjk":
+                yield from _pairs(token)
+            else:
+                yield from self._word_terms(token)
+
+    def _word_terms(self, token: str) -> Iterator[str]:
+        parts = [p for p in _JOINERS.split(token) if p]
+        # camelCase is split in ASCII identifiers only: other scripts' capitals are words'.
+        words = [w for part in parts for w in (_CAMEL.findall(part) if part.isascii() else [part])]
+        whole = token.lower().lstrip("#")
+        if len(words) > 1 and len(whole) <= MAX_TERM_CHARS:
+            yield whole  # the identifier itself, exactly
+        for word in words:
+            lower = word.lower()
+            if lower in self._stop_words or len(lower) > MAX_TERM_CHARS:
+                continue
+            yield self._stemmer.stem_word(lower) if self._stemmer else lower
+
+
+def term_id(term: str) -> int:
+    """A term's index in the sparse vector."""
+    return abs(mmh3.hash(term))
+
+
+def _pairs(run: str) -> Iterator[str]:
+    if len(run) == 1:
+        yield run
+        return
+    for start in range(len(run) - 1):
+        yield run[start : start + 2]
+
+
+@cache
+def _stop_words(language: str) -> frozenset[str]:
+    try:
+        return frozenset(get_stop_words(language))
+    except Exception:  # the package has no list for this language
+        return frozenset()

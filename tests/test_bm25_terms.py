@@ -1,0 +1,67 @@
+"""The terms BM25 counts (`index/embed/terms.py`): exact tokens, words of any script."""
+
+from __future__ import annotations
+
+import pytest
+
+from vault_agent.index.embed.bm25 import Bm25Encoder
+from vault_agent.index.embed.terms import Analyzer, term_id
+
+
+@pytest.fixture(scope="module")
+def english() -> Analyzer:
+    return Analyzer("en")
+
+
+def test_a_version_is_one_term_and_a_document_also_holds_its_prefixes(english: Analyzer) -> None:
+    assert "1.4.11" in english.terms("What changed in v1.4.11?", query=True)
+    assert "1.4" not in english.terms("What changed in v1.4.11?", query=True)
+    assert {"1.4.11", "1.4"} <= set(english.terms("Obsidian 1.4.11 fixed the sync bug."))
+    assert "2.3" in english.terms("release 2.3", query=True)
+
+
+@pytest.mark.parametrize(
+    ("identifier", "whole", "parts"),
+    [
+        (
+            "registerMarkdownPostProcessor",
+            "registermarkdownpostprocessor",
+            {"markdown", "processor"},
+        ),
+        ("app.vault.getFiles()", "app.vault.getfiles", {"vault", "file"}),
+        ("fetch_daily_notes", "fetch_daily_notes", {"fetch", "daili", "note"}),
+        ("live-preview", "live-preview", {"live", "preview"}),
+        ("#project/garden", "project/garden", {"project", "garden"}),
+    ],
+)
+def test_an_identifier_is_a_term_and_so_are_its_parts(
+    english: Analyzer, identifier: str, whole: str, parts: set[str]
+) -> None:
+    terms = english.terms(f"Use {identifier} here")
+    assert whole in terms
+    assert parts <= set(terms)
+    assert english.terms(identifier, query=True)[0] == whole
+
+
+def test_words_are_stemmed_and_stop_words_dropped(english: Analyzer) -> None:
+    assert english.terms("the running foxes") == ["run", "fox"]
+    assert Analyzer("de").terms("die Gärten blühen") == ["gart", "bluh"]
+    assert Analyzer("ru").terms("заметки") == Analyzer("ru").terms("заметка")
+
+
+def test_cjk_text_becomes_character_pairs() -> None:
+    chinese = Analyzer("zh")
+    assert chinese.terms("设置日记文件夹") == ["设置", "置日", "日记", "记文", "文件", "件夹"]
+    assert chinese.terms("夹") == ["夹"]
+    # A query's pairs meet the note's pairs whatever the words around them.
+    note = set(chinese.terms("如何设置新日记所在的文件夹？"))
+    assert {"日记", "文件"} <= note & set(chinese.terms("日记的文件夹", query=True))
+
+
+def test_query_and_document_vectors_share_their_terms() -> None:
+    encoder = Bm25Encoder()
+    (document,) = encoder.embed_documents(["Call registerMarkdownPostProcessor in v2.3.1"])
+    query = encoder.embed_query("registerMarkdownPostProcessor 2.3.1")
+    assert set(query.indices) <= set(document.indices)
+    assert term_id("2.3.1") in query.indices
+    assert query.values == [1.0] * len(query.indices)
