@@ -5,7 +5,7 @@ UV := python3 -m uv
 VAULT := examples/vault
 QUESTION := When did I last feed the sourdough starter?
 
-.PHONY: setup demo test lint test-python bench bench-scale bench-compare plugin-setup lint-plugin test-plugin test-e2e
+.PHONY: setup demo test lint test-python bench bench-scale bench-compare plugin-setup lint-plugin test-plugin test-e2e check-contract
 
 setup:
 	python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore "uv==$(UV_VERSION)"
@@ -15,7 +15,7 @@ demo: setup
 	$(UV) run vault-agent index --vault $(VAULT)
 	$(UV) run vault-agent ask "$(QUESTION)" --vault $(VAULT) --verbose
 
-lint: setup
+lint: setup check-contract
 	$(UV) run ruff check .
 	$(UV) run ruff format --check .
 	$(UV) run mypy
@@ -51,9 +51,14 @@ plugin-setup: node_modules/.installed
 		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium; \
 	fi
 
-lint-plugin: plugin-setup
+lint-plugin: plugin-setup check-contract
 	npx tsc --noEmit
 	npx eslint --max-warnings 0 .
+
+# The plugin's TypeScript types are generated from the sidecar's pydantic models (through one
+# JSON Schema, both checked in under plugin/src/generated): fail when they drift apart.
+check-contract: setup node_modules/.installed
+	node plugin/scripts/contract.mjs --check
 
 test-plugin: plugin-setup
 	npx vitest run

@@ -23,7 +23,7 @@ export default defineConfig(
 			globals: { ...globals.browser },
 			parserOptions: {
 				projectService: {
-					allowDefaultProject: ["eslint.config.mjs", "esbuild.config.mjs", "manifest.json"],
+					allowDefaultProject: ["eslint.config.mjs", "esbuild.config.mjs", "manifest.json", "plugin/scripts/*.mjs"],
 				},
 				tsconfigRootDir: import.meta.dirname,
 				extraFileExtensions: [".json"],
@@ -42,7 +42,7 @@ export default defineConfig(
 		// Build scripts, tests and the test stub run in Node or stand in for Obsidian itself:
 		// the rules for code that runs inside Obsidian (its DOM helpers, popout windows,
 		// requestUrl, sentence case of UI text) don't apply; typescript-eslint's still do.
-		files: ["*.mjs", "*.config.ts", "plugin/tests/**", "plugin/e2e/**", "plugin/stub/**"],
+		files: ["*.mjs", "*.config.ts", "plugin/scripts/**", "plugin/tests/**", "plugin/e2e/**", "plugin/stub/**"],
 		languageOptions: { globals: { ...globals.node, ...globals.browser } },
 		rules: {
 			...Object.fromEntries(

@@ -3,7 +3,7 @@
  * the neighbourhood, earlier turns, the profile and the context budget. Pure: the plugin reads
  * the editor and the metadata cache and passes plain values in. No `obsidian` import.
  */
-import type { AskRequest } from "./client";
+import type { AgentRequest } from "./generated/contract";
 import type { Neighbourhood } from "./neighbourhood";
 import type { VaultAgentSettings } from "./settings";
 
@@ -45,8 +45,8 @@ export function buildAskRequest(
 	context: QuestionContext,
 	settings: Pick<VaultAgentSettings, "profile" | "contextBudget">,
 	earlier: readonly Exchange[] = [],
-): AskRequest {
-	const request: AskRequest = {
+): AgentRequest {
+	const request: AgentRequest = {
 		question: question.trim().slice(0, MAX_QUESTION_CHARS),
 		context_budget: settings.contextBudget,
 	};
@@ -68,7 +68,7 @@ export function historyOf(
 	earlier: readonly Exchange[],
 	turns = HISTORY_TURNS,
 	chars = HISTORY_CHARS,
-): NonNullable<AskRequest["history"]> {
+): NonNullable<AgentRequest["history"]> {
 	return earlier.slice(-turns).flatMap((exchange) => [
 		{ role: "user" as const, content: exchange.question.slice(0, chars) },
 		{ role: "assistant" as const, content: exchange.answer.slice(0, chars) },

@@ -2,7 +2,8 @@
  * The status bar item's words for `GET /v1/index` (or for why it failed), and how often to ask
  * again: often while the index is busy, rarely when it is idle. No `obsidian` import.
  */
-import { SidecarError, type IndexStatus } from "./client";
+import { SidecarError } from "./client";
+import type { IndexResponse } from "./generated/contract";
 
 export interface StatusLine {
 	text: string;
@@ -16,7 +17,7 @@ export const POLL_BUSY_MS = 1_500;
 export const POLL_IDLE_MS = 15_000;
 
 /** What the status bar says about the index. */
-export function describeIndex(status: IndexStatus): StatusLine {
+export function describeIndex(status: IndexResponse): StatusLine {
 	const { counts, progress } = status;
 	const busy = status.state === "syncing" || progress.state === "scanning" || progress.state === "indexing";
 	const notes = `${counts.indexed} ${counts.indexed === 1 ? "note" : "notes"}`;
@@ -57,8 +58,8 @@ export function describeFailure(error: unknown): StatusLine {
 	return { text: "Vault agent: error", detail: message, busy: false };
 }
 
-function failedFiles(status: IndexStatus, limit = 5): string[] {
-	const failed = (status.files ?? []).filter((file) => file.state === "failed");
+function failedFiles(status: IndexResponse, limit = 5): string[] {
+	const failed = status.files.filter((file) => file.state === "failed");
 	const lines = failed.slice(0, limit).map((file) => `\n- ${file.file}: ${file.reason ?? "failed"}`);
 	if (failed.length > limit) lines.push(`\n- and ${failed.length - limit} more`);
 	return lines;

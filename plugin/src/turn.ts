@@ -5,8 +5,8 @@
  * a footer. Links are not wired here: the view handles clicks and hovers for the whole thread.
  */
 import { Component, MarkdownRenderer, type App } from "obsidian";
-import { neutraliseRemoteMedia, noteLink, sourceLabel, splitSources, sweepRemoteMedia } from "./citations";
-import type { AgentEvent, DoneEvent, ToolCallEvent, ToolResultEvent } from "./events";
+import { linkLabel, linktextOf, neutraliseRemoteMedia, splitSources, sweepRemoteMedia } from "./citations";
+import type { AgentEvent, DoneEvent, ToolCallEvent, ToolResultEvent } from "./generated/contract";
 
 export class TurnView extends Component {
 	readonly el: HTMLElement;
@@ -75,11 +75,11 @@ export class TurnView extends Component {
 		this.setStatus("");
 		this.streamEl.empty();
 		this.streamEl.hide();
-		const { body } = done.sources.length > 0 ? splitSources(done.answer) : { body: done.answer };
+		const { body, sources } = splitSources(done.answer);
 		const safe = neutraliseRemoteMedia(body);
 		await MarkdownRenderer.render(this.app, safe.markdown, this.answerEl, this.sourcePath, this);
 		const swept = sweepRemoteMedia(this.answerEl);
-		if (done.sources.length > 0) this.renderSources(done);
+		if (sources) swept.push(...(await this.renderSources(sources)));
 		const notLoaded = done.removed_images.length + safe.removed.length + swept.length;
 		this.renderFooter(done, notLoaded);
 	}
@@ -125,19 +125,18 @@ export class TurnView extends Component {
 		this.streamEl.setText(this.streamed);
 	}
 
-	private renderSources(done: DoneEvent): void {
+	/** The sidecar's own Sources list (its links as written), labelled by note and section. */
+	private async renderSources(markdown: string): Promise<string[]> {
 		const box = this.el.createDiv({ cls: "vault-agent-sources" });
 		box.createDiv({ cls: "vault-agent-sources-title", text: "Sources" });
-		const list = box.createEl("ul");
-		for (const source of done.sources) {
-			const linktext = noteLink(source);
-			list.createEl("li").createEl("a", {
-				cls: "internal-link",
-				text: sourceLabel(source),
-				href: linktext,
-				attr: { "data-href": linktext },
-			});
+		const list = box.createDiv();
+		const safe = neutraliseRemoteMedia(markdown);
+		await MarkdownRenderer.render(this.app, safe.markdown, list, this.sourcePath, this);
+		for (const link of Array.from(list.querySelectorAll("a.internal-link"))) {
+			const linktext = linktextOf(link);
+			if (linktext) link.setText(linkLabel(linktext));
 		}
+		return [...safe.removed, ...sweepRemoteMedia(list)];
 	}
 
 	private renderFooter(done: DoneEvent, imagesNotLoaded: number): void {

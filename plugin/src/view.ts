@@ -7,8 +7,9 @@
  */
 import { ItemView, Keymap, type HoverParent, type HoverPopover, type WorkspaceLeaf } from "obsidian";
 import { linktextOf } from "./citations";
-import type { AskRequest, AskOutcome, SidecarClient } from "./client";
+import type { AskOutcome, SidecarClient } from "./client";
 import { buildAskRequest, defaultQuestion, describeContext, noteName, type Exchange, type QuestionContext, type Subject } from "./context";
+import type { AgentRequest } from "./generated/contract";
 import type { VaultAgentSettings } from "./settings";
 import { TurnView } from "./turn";
 
@@ -144,7 +145,7 @@ export class AskView extends ItemView implements HoverParent {
 		let turn: TurnView | null = null;
 		try {
 			const context = await this.host.questionContext(subject);
-			const request: AskRequest = buildAskRequest(question, context, this.host.settings, this.exchanges);
+			const request: AgentRequest = buildAskRequest(question, context, this.host.settings, this.exchanges);
 			turn = this.addTurn(question, describeContext(context), context.activeNote?.path ?? "");
 			const current = turn;
 			const outcome: AskOutcome = await this.host.client.ask(request, {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { SidecarClient, SidecarError, describeError, type HttpRequest, type HttpResponse } from "../src/client";
-import type { AgentEvent } from "../src/events";
+import type { AgentEvent } from "../src/generated/contract";
 
 const CONNECTION = { url: "http://127.0.0.1:8765/", token: "secret" };
 const DONE = {

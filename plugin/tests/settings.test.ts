@@ -2,7 +2,8 @@ import { EventEmitter } from "node:events";
 import type { ChildProcess } from "child_process";
 import { describe, expect, it } from "vitest";
 import { buildAskRequest, describeContext, historyOf } from "../src/context";
-import { SidecarError, type IndexStatus } from "../src/client";
+import { SidecarError } from "../src/client";
+import type { IndexResponse } from "../src/generated/contract";
 import { DEFAULT_SETTINGS, normaliseSettings, parseSidecarUrl } from "../src/settings";
 import { SidecarProcess, sidecarArgv, splitCommand } from "../src/sidecar-process";
 import { describeFailure, describeIndex } from "../src/status";
@@ -91,17 +92,18 @@ describe("the question's body", () => {
 });
 
 describe("the status bar", () => {
-	const status = (over: Partial<IndexStatus>): IndexStatus => ({
+	const status = (over: Partial<IndexResponse>): IndexResponse => ({
 		state: "watching",
 		error: null,
-		progress: { state: "watching", files_total: 40, files_done: 40, chunks_done: 120 },
+		progress: { state: "watching", files_total: 40, files_done: 40, chunks_done: 120, started_at: null, finished_at: null, last_error: null },
 		counts: { files: 40, indexed: 38, skipped: 1, failed: 1, chunks: 120 },
-		files: [{ file: "Broken.md", state: "failed", reason: "frontmatter YAML invalid at line 3", chunks: 0 }],
+		last_sync: null,
+		files: [{ file: "Broken.md", state: "failed", reason: "frontmatter YAML invalid at line 3", chunks: 0, warnings: [] }],
 		...over,
 	});
 
 	it("shows progress while syncing and counts when done", () => {
-		const syncing = describeIndex(status({ state: "syncing", progress: { state: "indexing", files_total: 40, files_done: 12, chunks_done: 30 } }));
+		const syncing = describeIndex(status({ state: "syncing", progress: { state: "indexing", files_total: 40, files_done: 12, chunks_done: 30, started_at: null, finished_at: null, last_error: null } }));
 		expect(syncing).toMatchObject({ text: "Vault agent: Indexing 12/40", busy: true });
 		const idle = describeIndex(status({}));
 		expect(idle).toMatchObject({ text: "Vault agent: 38 notes (1 failed)", busy: false });

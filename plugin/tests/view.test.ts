@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { AgentEvent } from "../src/events";
+import type { AgentEvent } from "../src/generated/contract";
 import { Notice } from "../stub/obsidian";
 import { SidecarError } from "../src/client";
 import { done, loadPlugin, tick } from "./helpers";
@@ -8,8 +8,8 @@ const ANSWER =
 	"You last fed the starter on [[Daily/2026-11-12|12 November]], see [[Recipes/Sourdough Starter#Feeding]] " +
 	"and [[papers/baking.pdf#page=3]].\n\nSources:\n- [[Daily/2026-11-12]]\n- [[Recipes/Sourdough Starter#Feeding]]";
 const SOURCES = [
-	{ file: "Daily/2026-11-12.md", title: "2026-11-12", heading: "" },
-	{ file: "Recipes/Sourdough Starter.md", title: "Sourdough Starter", heading: "Sourdough Starter > Feeding" },
+	{ file: "Daily/2026-11-12.md", title: "2026-11-12", heading: "", source: "vault", url: null },
+	{ file: "Recipes/Sourdough Starter.md", title: "Sourdough Starter", heading: "Sourdough Starter > Feeding", source: "vault", url: null },
 ];
 
 const RUN: AgentEvent[] = [
@@ -46,7 +46,7 @@ describe("the pane", () => {
 		expect(pane.querySelector(".vault-agent-stream")?.textContent).toBe("");
 	});
 
-	it("lists the sources from done.sources, labelled by note and section", async () => {
+	it("lists the sidecar's Sources as it wrote them, labelled by note and section", async () => {
 		const { pane } = await askedPane();
 		const sources = [...pane.querySelectorAll(".vault-agent-sources a.internal-link")];
 		expect(sources.map((a) => [a.textContent, a.getAttribute("data-href")])).toEqual([
@@ -81,10 +81,11 @@ describe("the pane", () => {
 	});
 
 	it("opens a PDF source at its page: the Sources entry links to #page=N", async () => {
-		const pdf = { file: "papers/baking.pdf", title: "baking", heading: "Page 3" };
-		const { pane, app } = await askedPane([done("Bake at 240 °C [[papers/baking.pdf#page=3]].", [pdf])]);
+		const pdf = { file: "papers/baking.pdf", title: "baking", heading: "Page 3", source: "vault", url: null };
+		const answer = "Bake at 240 °C [[papers/baking.pdf#page=3]].\n\nSources:\n- [[papers/baking.pdf#page=3]]";
+		const { pane, app } = await askedPane([done(answer, [pdf])]);
 		const source = pane.querySelector(".vault-agent-sources a.internal-link")!;
-		expect([source.textContent, source.getAttribute("data-href")]).toEqual(["baking › Page 3", "papers/baking.pdf#page=3"]);
+		expect([source.textContent, source.getAttribute("data-href")]).toEqual(["baking.pdf › Page 3", "papers/baking.pdf#page=3"]);
 		click(source);
 		click(pane.querySelector(".vault-agent-answer a.internal-link")!);
 		expect(app.opened.map((o) => o.linktext)).toEqual(["papers/baking.pdf#page=3", "papers/baking.pdf#page=3"]);
