@@ -3,6 +3,12 @@ import obsidianmd from "eslint-plugin-obsidianmd";
 import { defineConfig, globalIgnores } from "eslint/config";
 import globals from "globals";
 
+/** Obsidian's own import restrictions (axios, moment...), which a rule set of ours must keep. */
+const obsidianRestrictedImports = obsidianmd.configs.recommended
+	.map((config) => config.rules?.["@typescript-eslint/no-restricted-imports"])
+	.find(Boolean)
+	.slice(1);
+
 export default defineConfig(
 	globalIgnores([
 		"node_modules",
@@ -36,6 +42,22 @@ export default defineConfig(
 			// The declarative settings API is Obsidian 1.13+; this plugin supports 1.7.2, whose
 			// settings tabs are built in display().
 			"obsidianmd/settings-tab/prefer-setting-definitions": "off",
+		},
+	},
+	{
+		// Only plugin/src/obsidian/ touches the Obsidian API; everything else in plugin/src is
+		// plain TypeScript that vitest runs without the app (values are passed in).
+		files: ["plugin/src/**/*.ts"],
+		ignores: ["plugin/src/obsidian/**"],
+		rules: {
+			"@typescript-eslint/no-restricted-imports": [
+				"error",
+				...obsidianRestrictedImports,
+				{
+					name: "obsidian",
+					message: "Only files in plugin/src/obsidian/ may use the Obsidian API: move this code there, or pass plain values in.",
+				},
+			],
 		},
 	},
 	{

@@ -6,11 +6,11 @@
  * What a question carries and how errors reach the user belong to the host (the plugin).
  */
 import { ItemView, Keymap, type HoverParent, type HoverPopover, type WorkspaceLeaf } from "obsidian";
-import { linktextOf } from "./citations";
-import type { AskOutcome, SidecarClient } from "./client";
-import { buildAskRequest, defaultQuestion, describeContext, noteName, type Exchange, type QuestionContext, type Subject } from "./context";
-import type { AgentRequest } from "./generated/contract";
-import type { VaultAgentSettings } from "./settings";
+import { linktextOf } from "../citations";
+import type { AskOutcome, SidecarClient } from "../client";
+import { buildAskRequest, defaultQuestion, describeContext, noteName, type Exchange, type QuestionContext, type Subject } from "../context";
+import type { AgentRequest } from "../generated/contract";
+import type { VaultAgentSettings } from "../settings";
 import { TurnView } from "./turn";
 
 export const VIEW_TYPE_ASK = "vault-agent-ask";

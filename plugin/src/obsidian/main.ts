@@ -9,14 +9,14 @@
  */
 import { spawn } from "child_process";
 import { FileSystemAdapter, MarkdownView, Notice, Platform, Plugin, TFile, requestUrl } from "obsidian";
-import { SidecarClient, SidecarError, describeError, type HttpRequester } from "./client";
+import { SidecarClient, SidecarError, describeError, type HttpRequester } from "../client";
 import { registerCommands, type CommandHost } from "./commands";
-import type { QuestionContext, Subject } from "./context";
-import { neighbourhood } from "./neighbourhood";
-import { normaliseSettings, parseSidecarUrl, DEFAULT_PORT, type VaultAgentSettings } from "./settings";
+import type { QuestionContext, Subject } from "../context";
+import { neighbourhood } from "../neighbourhood";
+import { normaliseSettings, parseSidecarUrl, DEFAULT_PORT, type VaultAgentSettings } from "../settings";
 import { VaultAgentSettingTab, type SettingsHost } from "./settings-tab";
-import { SidecarProcess } from "./sidecar-process";
-import { POLL_BUSY_MS, POLL_IDLE_MS, describeFailure, describeIndex, type StatusLine } from "./status";
+import { SidecarProcess } from "../sidecar-process";
+import { POLL_BUSY_MS, POLL_IDLE_MS, describeFailure, describeIndex, type StatusLine } from "../status";
 import { AskView, VIEW_TYPE_ASK, type AskHost } from "./view";
 
 /** A notice with the same text is not shown again within this time. */

@@ -3,7 +3,7 @@
  * its command), which model profile answers, and how much context a question carries.
  */
 import { PluginSettingTab, Setting, type App, type Plugin } from "obsidian";
-import { DEFAULT_SETTINGS, LIMITS, PROFILES, clampInt, parseSidecarUrl, type Profile, type VaultAgentSettings } from "./settings";
+import { DEFAULT_SETTINGS, LIMITS, PROFILES, clampInt, parseSidecarUrl, type Profile, type VaultAgentSettings } from "../settings";
 
 /** What the tab needs from the plugin. */
 export interface SettingsHost extends Plugin {

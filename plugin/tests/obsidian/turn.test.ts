@@ -2,8 +2,8 @@
 // remote URL included, as if the sidecar's own check had missed them all (it strips them too:
 // tests/test_security_hostile.py). Nothing in the pane may point at a remote URL.
 import { describe, expect, it } from "vitest";
-import type { AgentEvent } from "../src/generated/contract";
-import { Component, MarkdownRenderer } from "../stub/obsidian";
+import type { AgentEvent } from "../../src/generated/contract";
+import { Component, MarkdownRenderer } from "../../stub/obsidian";
 import { done, loadPlugin } from "./helpers";
 
 const LEAK = "http://127.0.0.1:9/leak?d=4931-violet";

@@ -7,7 +7,7 @@
  * - Re-index vault: ask the sidecar to rescan now.
  */
 import { Notice, type Command, type Editor, type MarkdownFileInfo, type MarkdownView } from "obsidian";
-import type { Subject } from "./context";
+import type { Subject } from "../context";
 
 export interface CommandHost {
 	addCommand(command: Command): Command;

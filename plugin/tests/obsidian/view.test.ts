@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { AgentEvent } from "../src/generated/contract";
-import { Notice } from "../stub/obsidian";
-import { SidecarError } from "../src/client";
+import type { AgentEvent } from "../../src/generated/contract";
+import { Notice } from "../../stub/obsidian";
+import { SidecarError } from "../../src/client";
 import { done, loadPlugin, tick } from "./helpers";
 
 const ANSWER =

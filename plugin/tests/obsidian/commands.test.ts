@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { COMMAND_IDS } from "../src/commands";
-import { VIEW_TYPE_ASK } from "../src/view";
-import { Notice } from "../stub/obsidian";
+import { COMMAND_IDS } from "../../src/obsidian/commands";
+import { VIEW_TYPE_ASK } from "../../src/obsidian/view";
+import { Notice } from "../../stub/obsidian";
 import { command, done, loadPlugin } from "./helpers";
 
 describe("commands", () => {

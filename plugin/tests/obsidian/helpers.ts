@@ -1,11 +1,11 @@
 /** The plugin loaded against the stub and a fake app, with a scripted sidecar client. */
-import type { AskOutcome, SidecarClient } from "../src/client";
-import type { AgentEvent, AgentRequest, DoneEvent } from "../src/generated/contract";
-import VaultAgentPlugin from "../src/main";
-import { AskView, VIEW_TYPE_ASK } from "../src/view";
-import { createFakeApp, type FakeApp, type FakeAppOptions } from "../stub/app";
-import { Notice } from "../stub/obsidian";
-import manifest from "../../manifest.json";
+import type { AskOutcome, SidecarClient } from "../../src/client";
+import type { AgentEvent, AgentRequest, DoneEvent } from "../../src/generated/contract";
+import VaultAgentPlugin from "../../src/obsidian/main";
+import { AskView, VIEW_TYPE_ASK } from "../../src/obsidian/view";
+import { createFakeApp, type FakeApp, type FakeAppOptions } from "../../stub/app";
+import { Notice } from "../../stub/obsidian";
+import manifest from "../../../manifest.json";
 
 export const NOTES = [
 	{ path: "Projects/Kyoto Trip.md", content: "# Kyoto Trip\n\nStay near [[People/Tomás Ferreira]]." },

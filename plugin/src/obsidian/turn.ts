@@ -5,8 +5,8 @@
  * a footer. Links are not wired here: the view handles clicks and hovers for the whole thread.
  */
 import { Component, MarkdownRenderer, type App } from "obsidian";
-import { linkLabel, linktextOf, neutraliseRemoteMedia, splitSources, sweepRemoteMedia } from "./citations";
-import type { AgentEvent, DoneEvent, ToolCallEvent, ToolResultEvent } from "./generated/contract";
+import { linkLabel, linktextOf, neutraliseRemoteMedia, splitSources, sweepRemoteMedia } from "../citations";
+import type { AgentEvent, DoneEvent, ToolCallEvent, ToolResultEvent } from "../generated/contract";
 
 export class TurnView extends Component {
 	readonly el: HTMLElement;
