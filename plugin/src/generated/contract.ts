@@ -518,6 +518,52 @@ export interface NoteResponse {
 	mtime: number;
 }
 /**
+ * A note close in meaning to the one asked about, with its closest passage.
+ *
+ * This interface was referenced by `VaultAgentContract`'s JSON-Schema
+ * via the `definition` "RelatedNote".
+ */
+export interface RelatedNote {
+	file: string;
+	title: string;
+	/**
+	 * The section of its closest passage (a heading path).
+	 */
+	heading: string;
+	/**
+	 * Mean best cosine similarity over the note's chunks.
+	 */
+	score: number;
+	snippet: string;
+	/**
+	 * link: the note links to it; backlink: it links to the note; both; null: not linked either way.
+	 */
+	linked: ("link" | "backlink" | "both") | null;
+}
+/**
+ * The notes closest in meaning to one note.
+ *
+ * This interface was referenced by `VaultAgentContract`'s JSON-Schema
+ * via the `definition` "RelatedRequest".
+ */
+export interface RelatedRequest {
+	/**
+	 * A vault path, e.g. a.md.
+	 */
+	file: string;
+	limit?: number;
+}
+/**
+ * Notes like `file`, best first (never `file` itself), linked ones marked.
+ *
+ * This interface was referenced by `VaultAgentContract`'s JSON-Schema
+ * via the `definition` "RelatedResponse".
+ */
+export interface RelatedResponse {
+	file: string;
+	notes: RelatedNote[];
+}
+/**
  * One ranked result, as the CLI, the HTTP API and the agent's tools see it.
  *
  * This interface was referenced by `VaultAgentContract`'s JSON-Schema

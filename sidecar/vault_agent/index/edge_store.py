@@ -160,6 +160,30 @@ class EdgeStore:
         """Exact number of points matching the filter."""
         return self._live().count(CountRequest(exact=True, filter=_filter(search_filter)))
 
+    def dense_vectors(self, file: str) -> list[list[float]]:
+        """The dense vectors of `file`'s chunks, in chunk order."""
+        flt = _filter(SearchFilter(files=[file]))
+        selector = PayloadSelector.Include(["chunk_index"])
+        chunks: list[tuple[int, list[float]]] = []
+        offset: Any = None
+        while True:
+            records, offset = self._live().scroll(
+                ScrollRequest(
+                    offset=offset,
+                    limit=SCROLL_PAGE,
+                    filter=flt,
+                    with_payload=selector,
+                    with_vector=[DENSE_VECTOR],
+                )
+            )
+            for record in records:
+                vectors = record.vector
+                if isinstance(vectors, dict) and isinstance(vectors.get(DENSE_VECTOR), list):
+                    index = int((record.payload or {}).get("chunk_index", 0))
+                    chunks.append((index, cast(list[float], vectors[DENSE_VECTOR])))
+            if offset is None or not records:
+                return [vector for _, vector in sorted(chunks, key=lambda chunk: chunk[0])]
+
     def file_states(
         self, source: str | None = None, files: Sequence[str] | None = None
     ) -> dict[str, FileState]:

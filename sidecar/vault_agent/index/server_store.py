@@ -16,7 +16,7 @@ import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import httpx
 from qdrant_client import QdrantClient
@@ -230,6 +230,29 @@ class ServerStore:
                 self.collection, count_filter=_filter(search_filter), exact=True
             )
         return result.count
+
+    def dense_vectors(self, file: str) -> list[list[float]]:
+        """The dense vectors of `file`'s chunks, in chunk order."""
+        flt = _filter(SearchFilter(files=[file]))
+        chunks: list[tuple[int, list[float]]] = []
+        offset: m.ExtendedPointId | None = None
+        while True:
+            with self._requests():
+                records, offset = self.client.scroll(
+                    self.collection,
+                    scroll_filter=flt,
+                    limit=SCROLL_PAGE,
+                    offset=offset,
+                    with_payload=m.PayloadSelectorInclude(include=["chunk_index"]),
+                    with_vectors=[DENSE_VECTOR],
+                )
+            for record in records:
+                vectors = record.vector
+                if isinstance(vectors, dict) and isinstance(vectors.get(DENSE_VECTOR), list):
+                    index = int((record.payload or {}).get("chunk_index", 0))
+                    chunks.append((index, cast(list[float], vectors[DENSE_VECTOR])))
+            if offset is None or not records:
+                return [vector for _, vector in sorted(chunks, key=lambda chunk: chunk[0])]
 
     def file_states(
         self, source: str | None = None, files: Sequence[str] | None = None
