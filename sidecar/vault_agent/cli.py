@@ -1,4 +1,5 @@
-"""`vault-agent index | search | ask | serve | eval | sources`: a thin shell over the library.
+"""`vault-agent index | search | ask | chat | serve | eval | sources`: a thin shell over the
+library.
 
 Each command resolves the vault, opens a `VaultIndex` and prints. No logic lives here that a
 test could not reach through the functions it calls.
@@ -12,6 +13,7 @@ import json
 import logging
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated
 
@@ -34,6 +36,7 @@ from vault_agent.agent.events import (
 from vault_agent.agent.loop import AgentRequest, run_agent
 from vault_agent.agent.prompts import ActiveNote, neighbourhood_of
 from vault_agent.agent.reader import ToolsContext
+from vault_agent.chat_cli import chat_command
 from vault_agent.config import EmbeddingVariant, Settings
 from vault_agent.index.embedder import MiniLmEmbedder
 from vault_agent.index.errors import StoreError
@@ -160,6 +163,16 @@ def ask(
     ] = False,
 ) -> None:
     """Ask a question about the vault; the answer cites the notes it comes from."""
+    with question_index(vault, profile, no_sync) as vault_index:
+        request = _ask_request(question, vault_index, note)
+        done = asyncio.run(answer(request, vault_index, verbose))
+    if done is None:
+        raise typer.Exit(1)
+
+
+@contextlib.contextmanager
+def question_index(vault: Path | None, profile: str | None, no_sync: bool) -> Iterator[VaultIndex]:
+    """The vault's index, synced (unless `no_sync`), with `profile` chosen for its answers."""
     settings = load_settings(vault)
     if profile is not None:
         if profile not in _PROFILES:
@@ -171,10 +184,7 @@ def ask(
     with open_index(settings) as vault_index:
         if not no_sync:
             _sync_with_progress(vault_index)
-        request = _ask_request(question, vault_index, note)
-        answered = asyncio.run(_ask(request, vault_index, verbose))
-    if not answered:
-        raise typer.Exit(1)
+        yield vault_index
 
 
 _PROFILES = ("auto", "mistral", "ollama", "openai", "extractive")
@@ -203,8 +213,8 @@ def _ask_request(question: str, vault_index: VaultIndex, note: Path | None) -> A
     )
 
 
-async def _ask(request: AgentRequest, vault_index: VaultIndex, verbose: bool) -> bool:
-    """Run the agent, printing as events arrive; False when it ended in an error."""
+async def answer(request: AgentRequest, vault_index: VaultIndex, verbose: bool) -> DoneEvent | None:
+    """Run the agent, printing as events arrive: the final event, or None when it failed."""
     settings = vault_index.settings
     try:
         model, reason = await select_model(
@@ -212,7 +222,7 @@ async def _ask(request: AgentRequest, vault_index: VaultIndex, verbose: bool) ->
         )
     except ModelError as error:
         errors.print(f"[red]error:[/red] {error}")
-        return False
+        return None
     errors.print(f"[dim]{reason}[/dim]")
     printer = _AnswerPrinter(verbose)
     try:
@@ -223,7 +233,7 @@ async def _ask(request: AgentRequest, vault_index: VaultIndex, verbose: bool) ->
                 printer.show(event)
     finally:
         await model.aclose()
-    return printer.ok
+    return printer.done
 
 
 class _AnswerPrinter:
@@ -231,7 +241,7 @@ class _AnswerPrinter:
 
     def __init__(self, verbose: bool) -> None:
         self.verbose = verbose
-        self.ok = True
+        self.done: DoneEvent | None = None
         self._live = Live(console=console, auto_refresh=False) if console.is_terminal else None
         self._turn = 0
         self._text = ""
@@ -261,9 +271,9 @@ class _AnswerPrinter:
                 highlight=False,
             )
         elif isinstance(event, DoneEvent):
+            self.done = event
             self._done(event)
         elif isinstance(event, ErrorEvent):
-            self.ok = False
             self._render("")
             errors.print(f"[red]error ({event.code}):[/red] {event.message}", highlight=False)
 
@@ -466,6 +476,8 @@ def _enclosing_vault(start: Path) -> Path | None:
             return folder
     return None
 
+
+app.command()(chat_command(question_index, answer))
 
 if __name__ == "__main__":
     app()

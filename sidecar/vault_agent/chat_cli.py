@@ -1,0 +1,103 @@
+"""`vault-agent chat`: a conversation with the vault in the terminal.
+
+Each question is answered like `vault-agent ask` (the same run and the same printing: the
+answer with its citations and Sources list), and carries the conversation so far as `history`,
+the way the Obsidian plugin sends it, so a follow-up ("and before that?") is understood. The
+history lives in memory for the session only; `/new` starts over, `/exit` or Ctrl-D leaves.
+
+`cli.py` registers the command and hands in how it opens the index and answers a question,
+so this module needs nothing from it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Coroutine
+from contextlib import AbstractContextManager
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+
+from vault_agent.agent.events import DoneEvent
+from vault_agent.agent.loop import HISTORY_TURNS, AgentRequest, HistoryTurn
+from vault_agent.index.vault_index import VaultIndex
+
+console = Console()
+
+PROMPT = "[bold]you>[/bold] "
+INTRO = (
+    "Ask your vault anything; follow-up questions see the conversation. "
+    "/new starts over, /exit (or Ctrl-D) leaves."
+)
+MAX_QUESTION_CHARS = 8_000
+
+#: Opens the index for questions: (vault, profile, no_sync) -> a context manager.
+OpenIndex = Callable[[Path | None, str | None, bool], AbstractContextManager[VaultIndex]]
+#: Answers one question, printing it as `ask` does: the final event, or None when it failed.
+Answer = Callable[[AgentRequest, VaultIndex, bool], Coroutine[Any, Any, DoneEvent | None]]
+Ask = Callable[[AgentRequest], DoneEvent | None]
+
+
+def chat_command(open_index: OpenIndex, answer: Answer) -> Callable[..., None]:
+    """The `chat` command, over the CLI's own ways of opening the index and answering."""
+
+    def chat(
+        vault: Annotated[
+            Path | None,
+            typer.Option("--vault", help="Vault folder (default: as for `ask`).", file_okay=False),
+        ] = None,
+        profile: Annotated[
+            str | None,
+            typer.Option(
+                help="auto, mistral, ollama, openai or extractive (default: llm.profile)."
+            ),
+        ] = None,
+        verbose: Annotated[
+            bool, typer.Option("--verbose", "-v", help="Show the tool calls.")
+        ] = False,
+        no_sync: Annotated[
+            bool, typer.Option("--no-sync", help="Use the index as it is, without syncing.")
+        ] = False,
+    ) -> None:
+        """Talk with the vault: each answer cites its notes, follow-ups see the conversation."""
+        with open_index(vault, profile, no_sync) as vault_index:
+
+            def ask(request: AgentRequest) -> DoneEvent | None:
+                return asyncio.run(answer(request, vault_index, verbose))
+
+            converse(ask, read=console.input, say=console.print)
+
+    return chat
+
+
+def converse(ask: Ask, read: Callable[[str], str], say: Callable[[str], None]) -> int:
+    """Read questions until /exit or the end of input, answering each with the history of
+    the answered ones; returns how many were answered."""
+    history: list[HistoryTurn] = []
+    answered = 0
+    say(INTRO)
+    while True:
+        try:
+            line = read(PROMPT).strip()
+        except (EOFError, KeyboardInterrupt):
+            say("")
+            return answered
+        if not line:
+            continue
+        if line in ("/exit", "/quit"):
+            return answered
+        if line == "/new":
+            history.clear()
+            say("New conversation.")
+            continue
+        question = line[:MAX_QUESTION_CHARS]
+        done = ask(AgentRequest(question=question, history=history[-2 * HISTORY_TURNS :]))
+        if done is None:
+            continue  # the error is printed; the failed question stays out of the history
+        answered += 1
+        history += [
+            HistoryTurn(role="user", content=question),
+            HistoryTurn(role="assistant", content=done.answer),
+        ]
