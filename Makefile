@@ -5,7 +5,7 @@ UV := python3 -m uv
 VAULT := examples/vault
 QUESTION := When did I last feed the sourdough starter?
 
-.PHONY: setup demo test lint test-python bench bench-scale bench-compare plugin-setup lint-plugin test-plugin test-e2e check-contract
+.PHONY: setup demo test lint test-python bench bench-scale bench-compare plugin-setup lint-plugin test-plugin test-e2e check-contract release
 
 setup:
 	python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore "uv==$(UV_VERSION)"
@@ -62,6 +62,19 @@ check-contract: setup node_modules/.installed
 
 test-plugin: plugin-setup
 	npx vitest run
+
+# Release assets: the plugin as the community directory takes it (main.js, manifest.json and
+# styles.css, attached to a GitHub release named after the manifest's version) and the sidecar's
+# wheel and sdist (uv tool install / pipx install).
+RELEASE := dist/release
+
+release: setup node_modules/.installed
+	rm -rf $(RELEASE)
+	npm run build
+	mkdir -p $(RELEASE)/plugin
+	cp main.js manifest.json styles.css $(RELEASE)/plugin/
+	$(UV) build --quiet --out-dir $(RELEASE)/sidecar
+	@ls -1 $(RELEASE)/plugin $(RELEASE)/sidecar
 
 test-e2e: setup plugin-setup
 	npm run build
