@@ -2,6 +2,7 @@
 import obsidianmd from "eslint-plugin-obsidianmd";
 import { defineConfig, globalIgnores } from "eslint/config";
 import globals from "globals";
+import tseslint from "typescript-eslint";
 
 /** Obsidian's own import restrictions (axios, moment...), which a rule set of ours must keep. */
 const obsidianRestrictedImports = obsidianmd.configs.recommended
@@ -14,6 +15,7 @@ export default defineConfig(
 		"node_modules",
 		"main.js",
 		"plugin/dist",
+		"dist",
 		".venv",
 		"sidecar",
 		"tests",
@@ -29,7 +31,7 @@ export default defineConfig(
 			globals: { ...globals.browser },
 			parserOptions: {
 				projectService: {
-					allowDefaultProject: ["eslint.config.mjs", "esbuild.config.mjs", "manifest.json", "plugin/scripts/*.mjs"],
+					allowDefaultProject: ["eslint.config.mjs", "esbuild.config.mjs", "plugin/scripts/*.mjs"],
 				},
 				tsconfigRootDir: import.meta.dirname,
 				extraFileExtensions: [".json"],
@@ -43,6 +45,13 @@ export default defineConfig(
 			// settings tabs are built in display().
 			"obsidianmd/settings-tab/prefer-setting-definitions": "off",
 		},
+	},
+	{
+		// The manifest as the community directory checks it (keys, types, no "Obsidian" or
+		// "plugin" in the name, id or description), with Obsidian's own rule.
+		files: ["manifest.json"],
+		languageOptions: { parser: tseslint.parser, parserOptions: { projectService: false } },
+		rules: { "obsidianmd/validate-manifest": "error" },
 	},
 	{
 		// Only plugin/src/obsidian/ touches the Obsidian API; everything else in plugin/src is
