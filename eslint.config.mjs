@@ -1,5 +1,6 @@
 // Lint: typescript-eslint (type-checked) + Obsidian's own plugin rules (eslint-plugin-obsidianmd).
 import obsidianmd from "eslint-plugin-obsidianmd";
+import { DEFAULT_BRANDS } from "eslint-plugin-obsidianmd/dist/lib/rules/ui/brands.js";
 import { defineConfig, globalIgnores } from "eslint/config";
 import globals from "globals";
 import tseslint from "typescript-eslint";
@@ -44,6 +45,8 @@ export default defineConfig(
 			// The declarative settings API is Obsidian 1.13+; this plugin supports 1.7.2, whose
 			// settings tabs are built in display().
 			"obsidianmd/settings-tab/prefer-setting-definitions": "off",
+			// One product name in every string: "Vault Agent", as the manifest has it.
+			"obsidianmd/ui/sentence-case": ["warn", { enforceCamelCaseLower: true, brands: [...DEFAULT_BRANDS, "Vault Agent"] }],
 		},
 	},
 	{

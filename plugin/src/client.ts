@@ -15,6 +15,7 @@ import type {
 	ErrorEvent,
 	HealthResponse,
 	IndexResponse,
+	RelatedResponse,
 	SearchResponse,
 	SyncResponse,
 } from "./generated/contract";
@@ -108,6 +109,11 @@ export class SidecarClient {
 	/** `POST /v1/search` */
 	search(query: string, limit = 10): Promise<SearchResponse> {
 		return this.json("POST", "/v1/search", { query, limit });
+	}
+
+	/** `POST /v1/related`: the notes closest in meaning to `file` (a 404 until it is indexed). */
+	related(file: string, limit = 15): Promise<RelatedResponse> {
+		return this.json("POST", "/v1/related", { file, limit });
 	}
 
 	/**
@@ -233,29 +239,4 @@ export function httpError(status: number, text: string, url: string): SidecarErr
 		return new SidecarError("protocol", `nothing at ${url} looks like the sidecar (404)`, status);
 	}
 	return new SidecarError("rejected", detail, status, code);
-}
-
-/** What to tell the user, in one or two sentences they can act on. */
-export function describeError(error: unknown, url: string): string {
-	if (!(error instanceof SidecarError)) {
-		return `Something went wrong: ${error instanceof Error ? error.message : String(error)}`;
-	}
-	switch (error.kind) {
-		case "unreachable":
-			return (
-				`The sidecar is not running at ${url}. Start it with "vault-agent serve --vault ` +
-				`<your vault>", or turn on "Start the sidecar automatically" in the plugin settings.`
-			);
-		case "unauthorized":
-			return (
-				"The sidecar rejected the token. Copy it into the plugin settings from the file " +
-				"\"vault-agent serve\" names when it starts (~/.config/vault-agent/token on Linux)."
-			);
-		case "refused":
-			return `The sidecar refused the request: ${error.message}.`;
-		case "unavailable":
-			return `The sidecar is running but its index is unavailable: ${error.message}`;
-		default:
-			return `The sidecar: ${error.message}`;
-	}
 }

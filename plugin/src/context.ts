@@ -87,6 +87,20 @@ export function describeContext(context: QuestionContext): string {
 	return `Context: ${parts.length > 0 ? `${parts.join(", ")} and ${last}` : last}`;
 }
 
+/** The notes that went with the question, for the expanded context line. */
+export function contextNotes(context: QuestionContext): string[] {
+	const notes: string[] = [];
+	if (context.activeNote) notes.push(`${context.activeNote.path} (open note)`);
+	for (const neighbour of context.neighbourhood.notes) {
+		const how = neighbour.relation === "link" ? "linked from it" : "links to it";
+		notes.push(`${neighbour.path} (${how}${neighbour.depth > 1 ? `, ${neighbour.depth} links away` : ""})`);
+	}
+	if (context.neighbourhood.leftOut > 0) {
+		notes.push(`${context.neighbourhood.leftOut} more linked notes left out (context budget)`);
+	}
+	return notes;
+}
+
 /** "Projects/Kyoto Trip.md" -> "Kyoto Trip" */
 export function noteName(path: string): string {
 	const name = path.split("/").pop() ?? path;

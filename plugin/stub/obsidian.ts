@@ -78,6 +78,67 @@ export class Component {
 	}
 }
 
+/**
+ * Icons: an <svg> naming the icon (Obsidian draws lucide's); tests check which icon a button
+ * shows and that it has one.
+ */
+export function setIcon(el: HTMLElement, icon: string): void {
+	el.empty();
+	const svg = el.ownerDocument.createElementNS("http://www.w3.org/2000/svg", "svg");
+	svg.setAttribute("class", `svg-icon lucide-${icon}`);
+	svg.setAttribute("data-icon", icon);
+	svg.setAttribute("width", "16");
+	svg.setAttribute("height", "16");
+	el.appendChild(svg);
+}
+
+/** Like Obsidian: the tooltip is the element's aria-label. */
+export function setTooltip(el: HTMLElement, tooltip: string): void {
+	el.setAttribute("aria-label", tooltip);
+}
+
+export interface Debouncer<T extends unknown[]> {
+	(...args: T): void;
+	cancel(): this;
+	run(): void;
+}
+
+/** Obsidian's debounce: runs `callback` `timeout` ms after the first (or, with `resetTimer`, the last) call. */
+export function debounce<T extends unknown[]>(callback: (...args: T) => unknown, timeout = 0, resetTimer = false): Debouncer<T> {
+	let timer: ReturnType<typeof setTimeout> | null = null;
+	let last: T | null = null;
+	const run = () => {
+		timer = null;
+		const args = last;
+		last = null;
+		if (args) callback(...args);
+	};
+	const debounced = ((...args: T) => {
+		last = args;
+		if (timer !== null && resetTimer) {
+			clearTimeout(timer);
+			timer = null;
+		}
+		timer ??= setTimeout(run, timeout);
+	}) as Debouncer<T>;
+	debounced.cancel = () => {
+		if (timer !== null) clearTimeout(timer);
+		timer = null;
+		last = null;
+		return debounced;
+	};
+	debounced.run = () => {
+		if (timer !== null) clearTimeout(timer);
+		run();
+	};
+	return debounced;
+}
+
+export function normalizePath(path: string): string {
+	const cleaned = path.replace(/\\/g, "/").replace(/\/+/g, "/").replace(/^\/|\/$/g, "");
+	return cleaned === "" ? "/" : cleaned;
+}
+
 export class Notice {
 	/** Every notice shown, for assertions. */
 	static shown: string[] = [];
@@ -100,6 +161,13 @@ export class TFile {
 		const dot = this.name.lastIndexOf(".");
 		this.extension = dot === -1 ? "" : this.name.slice(dot + 1);
 		this.basename = dot === -1 ? this.name : this.name.slice(0, dot);
+	}
+}
+
+export class TFolder {
+	readonly name: string;
+	constructor(readonly path: string) {
+		this.name = path.split("/").pop() ?? path;
 	}
 }
 
@@ -174,7 +242,7 @@ export abstract class ItemView extends View {
 export class MarkdownView {
 	constructor(
 		readonly file: TFile | null,
-		readonly editor: { getValue(): string },
+		readonly editor: { getValue(): string; replaceSelection(text: string): void },
 	) {}
 	getViewType(): string {
 		return "markdown";
@@ -354,6 +422,9 @@ export class Setting {
 	}
 	addButton(build: (button: Control) => unknown): this {
 		return this.add("button", build);
+	}
+	addExtraButton(build: (button: Control) => unknown): this {
+		return this.add("extra-button", build);
 	}
 	private add(kind: string, build: (control: Control) => unknown): this {
 		const record: (typeof this.controls)[number] = { kind };

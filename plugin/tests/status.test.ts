@@ -16,14 +16,14 @@ describe("the status bar", () => {
 
 	it("shows progress while syncing and counts when done", () => {
 		const syncing = describeIndex(status({ state: "syncing", progress: { state: "indexing", files_total: 40, files_done: 12, chunks_done: 30, started_at: null, finished_at: null, last_error: null } }));
-		expect(syncing).toMatchObject({ text: "Vault agent: Indexing 12/40", busy: true });
+		expect(syncing).toMatchObject({ text: "Vault Agent: Indexing 12/40", busy: true });
 		const idle = describeIndex(status({}));
-		expect(idle).toMatchObject({ text: "Vault agent: 38 notes (1 failed)", busy: false });
+		expect(idle).toMatchObject({ text: "Vault Agent: 38 notes (1 failed)", busy: false });
 		expect(idle.detail).toContain("Broken.md: frontmatter YAML invalid at line 3");
 	});
 
 	it("says offline or wrong token when the sidecar can't be asked", () => {
-		expect(describeFailure(new SidecarError("unreachable", "refused")).text).toBe("Vault agent: offline");
-		expect(describeFailure(new SidecarError("unauthorized", "wrong", 401)).text).toBe("Vault agent: wrong token");
+		expect(describeFailure(new SidecarError("unreachable", "refused")).text).toBe("Vault Agent: offline");
+		expect(describeFailure(new SidecarError("unauthorized", "wrong", 401)).text).toBe("Vault Agent: wrong token");
 	});
 });

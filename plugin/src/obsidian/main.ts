@@ -2,21 +2,28 @@
  * Vault Agent for Obsidian: the plugin object. It wires the parts together and is the only
  * place that reads the app's state for a question (active note, editor content, links):
  *
- * - the side pane (view.ts) and its commands (commands.ts), settings (settings-tab.ts);
+ * - the side pane (view.ts) and the related notes view (related-view.ts), the commands
+ *   (commands.ts), the settings tab (settings-tab.ts), the status bar (status-bar.ts);
  * - the sidecar client (client.ts): `requestUrl` for JSON calls, `fetch` for the answer stream;
- * - the status bar item, polling `GET /v1/index`;
- * - optionally the sidecar process itself (sidecar-process.ts), stopped on unload.
+ * - optionally the sidecar process itself (sidecar-process.ts), stopped on unload;
+ * - the plugin's data: the settings and the saved conversations, in one data.json.
  */
 import { spawn } from "child_process";
 import { FileSystemAdapter, MarkdownView, Notice, Platform, Plugin, TFile, requestUrl } from "obsidian";
-import { SidecarClient, SidecarError, describeError, type HttpRequester } from "../client";
-import { registerCommands, type CommandHost } from "./commands";
+import { SidecarClient, SidecarError, type HttpRequester } from "../client";
 import type { QuestionContext, Subject } from "../context";
+import { normaliseConversations, remove, rename, upsert, type Conversation } from "../conversations";
+import type { IndexResponse } from "../generated/contract";
 import { neighbourhood } from "../neighbourhood";
+import { describeProblem, type Problem, type ProblemAction } from "../problems";
 import { normaliseSettings, parseSidecarUrl, DEFAULT_PORT, type VaultAgentSettings } from "../settings";
-import { VaultAgentSettingTab, type SettingsHost } from "./settings-tab";
 import { SidecarProcess } from "../sidecar-process";
-import { POLL_BUSY_MS, POLL_IDLE_MS, describeFailure, describeIndex, type StatusLine } from "../status";
+import { indexWarning } from "../status";
+import { registerCommands, type CommandHost } from "./commands";
+import { RelatedView, VIEW_TYPE_RELATED, type RelatedHost } from "./related-view";
+import { VaultAgentSettingTab, type SettingsHost } from "./settings-tab";
+import { StatusBar } from "./status-bar";
+import { insertAtCursor, saveConversationNote } from "./vault-writes";
 import { AskView, VIEW_TYPE_ASK, type AskHost } from "./view";
 
 /** A notice with the same text is not shown again within this time. */
@@ -34,16 +41,20 @@ const obsidianRequest: HttpRequester = async (request) => {
 	return { status: response.status, text: response.text };
 };
 
-export default class VaultAgentPlugin extends Plugin implements AskHost, CommandHost, SettingsHost {
+/** Obsidian's settings window (not in the public typings, present since 0.9). */
+interface SettingsWindow {
+	setting?: { open(): void; openTabById(id: string): void };
+}
+
+export default class VaultAgentPlugin extends Plugin implements AskHost, CommandHost, SettingsHost, RelatedHost {
 	settings: VaultAgentSettings = normaliseSettings({});
+	conversations: Conversation[] = [];
 	client!: SidecarClient;
 	private sidecar!: SidecarProcess;
-	private statusEl!: HTMLElement;
-	private statusDetail = "";
-	private nextPollAt = 0;
-	private polling = false;
-	/** The wrong-token notice was shown for the current run of failures. */
-	private tokenReported = false;
+	private statusBar!: StatusBar;
+	private index: IndexResponse | null = null;
+	private missing = false;
+	private readonly listeners = new Set<() => void>();
 	private recentNotices = new Map<string, number>();
 
 	override async onload(): Promise<void> {
@@ -57,28 +68,34 @@ export default class VaultAgentPlugin extends Plugin implements AskHost, Command
 			spawn,
 			(pid, signal) => process.kill(pid, signal),
 			Platform.isWin ? "win32" : "posix",
-			(message) => this.notify(`Vault Agent sidecar ${message}`),
+			(message, notFound) => {
+				this.setMissing(notFound);
+				if (!notFound) this.notify(`Vault Agent sidecar ${message}`);
+			},
 		);
 
 		this.registerView(VIEW_TYPE_ASK, (leaf) => new AskView(leaf, this));
+		this.registerView(VIEW_TYPE_RELATED, (leaf) => new RelatedView(leaf, this));
 		this.registerHoverLinkSource(VIEW_TYPE_ASK, { display: "Vault Agent", defaultMod: true });
+		this.registerHoverLinkSource(VIEW_TYPE_RELATED, { display: "Vault Agent: related notes", defaultMod: true });
 		this.addRibbonIcon("message-square", "Ask vault", () => void this.openAskView(null));
 		registerCommands(this);
 		this.addSettingTab(new VaultAgentSettingTab(this.app, this));
-
-		this.statusEl = this.addStatusBarItem();
-		this.statusEl.addClass("vault-agent-statusbar", "mod-clickable");
-		this.statusEl.setText("Vault agent");
-		this.registerDomEvent(this.statusEl, "click", () => {
-			if (this.statusDetail) new Notice(this.statusDetail, NOTICE_MS);
+		this.statusBar = new StatusBar(this, {
+			index: () => this.client.index(),
+			sidecarStarting: () => this.sidecar.running,
+			reportWrongToken: (error) => this.problemOf(error),
+			onChange: (status) => {
+				this.index = status;
+				this.changed();
+			},
 		});
-		this.registerInterval(window.setInterval(() => void this.pollIndex(), POLL_BUSY_MS));
 		// Quitting Obsidian may close the window without unloading plugins: stop the sidecar then too.
 		this.registerDomEvent(window, "beforeunload", () => this.sidecar.stop());
 
 		this.app.workspace.onLayoutReady(() => {
 			void this.applyAutoStart();
-			void this.pollIndex(true);
+			void this.statusBar.poll(true);
 		});
 	}
 
@@ -87,31 +104,78 @@ export default class VaultAgentPlugin extends Plugin implements AskHost, Command
 	}
 
 	async loadSettings(): Promise<void> {
-		this.settings = normaliseSettings(await this.loadData());
+		const raw: unknown = await this.loadData();
+		this.settings = normaliseSettings(raw);
+		const data = typeof raw === "object" && raw !== null ? (raw as Record<string, unknown>) : {};
+		this.conversations = normaliseConversations(data.conversations);
 	}
 
 	async saveSettings(): Promise<void> {
-		await this.saveData(this.settings);
-		this.nextPollAt = 0;
+		await this.persist();
+		this.statusBar?.soon();
 	}
 
-	// --- the pane -------------------------------------------------------------------------
+	/** Settings and conversations, in the plugin's one data file. */
+	private async persist(): Promise<void> {
+		await this.saveData({ ...this.settings, conversations: this.conversations });
+	}
+
+	// --- conversations -------------------------------------------------------------------
+
+	async saveConversation(conversation: Conversation): Promise<void> {
+		this.conversations = upsert(this.conversations, conversation);
+		await this.persist();
+	}
+
+	async renameConversation(id: string, title: string): Promise<void> {
+		this.conversations = rename(this.conversations, id, title);
+		await this.persist();
+	}
+
+	async deleteConversation(id: string): Promise<void> {
+		this.conversations = remove(this.conversations, id);
+		await this.persist();
+	}
+
+	async saveAsNote(conversation: Conversation): Promise<void> {
+		await saveConversationNote(this.app, conversation, this.settings.notesFolder);
+	}
+
+	insertAtCursor(markdown: string): boolean {
+		return insertAtCursor(this.app, markdown);
+	}
+
+	async copy(text: string): Promise<void> {
+		await navigator.clipboard.writeText(text);
+		new Notice("Copied.");
+	}
+
+	// --- the views -------------------------------------------------------------------------
 
 	async openAskView(subject: Subject | null): Promise<void> {
-		const { workspace } = this.app;
-		let leaf = workspace.getLeavesOfType(VIEW_TYPE_ASK)[0] ?? null;
-		if (!leaf) {
-			leaf = workspace.getRightLeaf(false);
-			if (!leaf) return;
-			await leaf.setViewState({ type: VIEW_TYPE_ASK, active: true });
-		}
-		await workspace.revealLeaf(leaf);
-		await leaf.loadIfDeferred();
-		const view = leaf.view;
+		const view = await this.revealView(VIEW_TYPE_ASK);
 		if (view instanceof AskView) {
 			if (subject) view.setSubject(subject);
 			view.focusInput();
 		}
+	}
+
+	async openRelatedView(): Promise<void> {
+		const view = await this.revealView(VIEW_TYPE_RELATED);
+		if (view instanceof RelatedView) await view.refresh();
+	}
+
+	private async revealView(type: string): Promise<unknown> {
+		const { workspace } = this.app;
+		let leaf = workspace.getLeavesOfType(type)[0] ?? null;
+		if (!leaf) {
+			leaf = workspace.getRightLeaf(false);
+			if (!leaf) return null;
+			await leaf.setViewState({ type, active: true });
+		}
+		await workspace.revealLeaf(leaf);
+		await leaf.loadIfDeferred();
+		return leaf.view;
 	}
 
 	activeNotePath(): string | null {
@@ -123,17 +187,14 @@ export default class VaultAgentPlugin extends Plugin implements AskHost, Command
 		const { vault, metadataCache } = this.app;
 		const path = subject?.path ?? this.app.workspace.getActiveFile()?.path ?? null;
 		const file = path ? vault.getAbstractFileByPath(path) : null;
+		const selection = subject?.kind === "selection" ? subject.text : null;
 		if (!(file instanceof TFile)) {
-			return {
-				activeNote: null,
-				selection: subject?.kind === "selection" ? subject.text : null,
-				neighbourhood: { notes: [], leftOut: 0 },
-			};
+			return { activeNote: null, selection, neighbourhood: { notes: [], leftOut: 0 } };
 		}
 		const content = file.extension === "md" ? (this.editorContent(file) ?? (await vault.cachedRead(file))) : null;
 		return {
 			activeNote: file.extension === "md" ? { path: file.path, content } : null,
-			selection: subject?.kind === "selection" ? subject.text : null,
+			selection,
 			neighbourhood: neighbourhood(metadataCache.resolvedLinks, file.path, {
 				depth: this.settings.neighbourhoodDepth,
 				budget: this.settings.contextBudget,
@@ -154,16 +215,41 @@ export default class VaultAgentPlugin extends Plugin implements AskHost, Command
 		return null;
 	}
 
+	// --- state the views show ------------------------------------------------------------
+
+	indexWarning(): string | null {
+		return indexWarning(this.index);
+	}
+
+	sidecarMissing(): boolean {
+		return this.missing;
+	}
+
+	onStateChange(listener: () => void): () => void {
+		this.listeners.add(listener);
+		return () => this.listeners.delete(listener);
+	}
+
+	private changed(): void {
+		for (const listener of this.listeners) listener();
+	}
+
+	private setMissing(missing: boolean): void {
+		if (this.missing === missing) return;
+		this.missing = missing;
+		this.changed();
+	}
+
 	// --- the sidecar ----------------------------------------------------------------------
 
 	async reindex(): Promise<void> {
 		try {
 			await this.client.sync();
 			new Notice("Re-indexing the vault. The status bar shows the progress.");
-			this.nextPollAt = 0;
-			await this.pollIndex(true);
+			this.statusBar.soon();
+			await this.statusBar.poll(true);
 		} catch (error) {
-			this.reportError(error);
+			this.problemOf(error);
 		}
 	}
 
@@ -172,11 +258,11 @@ export default class VaultAgentPlugin extends Plugin implements AskHost, Command
 			const health = await this.client.health();
 			const index = await this.client.index();
 			new Notice(
-				`Connected to the sidecar ${health.version}: ${index.counts.indexed} notes indexed (${index.state}).`,
+				`Connected to the Vault Agent sidecar ${health.version}: ${index.counts.indexed} notes indexed (${index.state}).`,
 				NOTICE_MS,
 			);
 		} catch (error) {
-			this.reportError(error);
+			this.problemOf(error);
 		}
 	}
 
@@ -185,12 +271,18 @@ export default class VaultAgentPlugin extends Plugin implements AskHost, Command
 			this.sidecar.stop();
 			return;
 		}
+		await this.startSidecar();
+	}
+
+	/** Start the sidecar with the configured command (unless one already answers). */
+	async startSidecar(): Promise<void> {
 		if (this.sidecar.running) return;
 		const adapter = this.app.vault.adapter;
 		const url = parseSidecarUrl(this.settings.sidecarUrl);
 		if (!(adapter instanceof FileSystemAdapter) || !url) return;
 		try {
 			await this.client.health();
+			this.setMissing(false);
 			return; // one is running already (started by hand): use it
 		} catch {
 			// not running: start it
@@ -207,20 +299,46 @@ export default class VaultAgentPlugin extends Plugin implements AskHost, Command
 				token: this.settings.token,
 				env: process.env,
 			});
-			new Notice("Starting the sidecar…");
-			this.nextPollAt = 0;
+			new Notice("Starting the Vault Agent sidecar…");
+			this.statusBar.soon();
 		} catch (error) {
-			this.notify(`Could not start the sidecar: ${error instanceof Error ? error.message : String(error)}`);
+			this.notify(`Could not start the Vault Agent sidecar: ${error instanceof Error ? error.message : String(error)}`);
 		}
 	}
 
-	reportError(error: unknown): string {
-		let message = describeError(error, this.settings.sidecarUrl);
-		if (this.sidecar.running && message.startsWith("The sidecar is not running")) {
-			message = "The sidecar is still starting (loading its model, opening the index). Try again in a moment.";
+	/** After installing: try the command again. */
+	async checkSidecarAgain(): Promise<void> {
+		this.sidecar.stop();
+		await this.startSidecar();
+	}
+
+	async runProblemAction(action: Exclude<ProblemAction, "retry">): Promise<void> {
+		if (action === "start-sidecar") {
+			await this.startSidecar();
+			return;
 		}
-		this.notify(message);
-		return message;
+		const settings = (this.app as unknown as SettingsWindow).setting;
+		if (!settings) return;
+		settings.open();
+		settings.openTabById(this.manifest.id);
+	}
+
+	/** A failed request as a problem; the words go to a notice too. */
+	problemOf(error: unknown): Problem {
+		const problem = this.quietProblemOf(error);
+		this.notify(problem.message);
+		return problem;
+	}
+
+	quietProblemOf(error: unknown): Problem {
+		if (error instanceof SidecarError && error.kind === "unreachable" && this.missing) {
+			return { message: "The Vault Agent sidecar is not installed: see the pane's instructions.", actions: ["open-settings"] };
+		}
+		return describeProblem(error, {
+			url: this.settings.sidecarUrl,
+			hasToken: this.settings.token !== "",
+			starting: this.sidecar.running,
+		});
 	}
 
 	private notify(message: string): void {
@@ -228,34 +346,6 @@ export default class VaultAgentPlugin extends Plugin implements AskHost, Command
 		if (now - (this.recentNotices.get(message) ?? 0) < NOTICE_QUIET_MS) return;
 		this.recentNotices.set(message, now);
 		new Notice(message, NOTICE_MS);
-	}
-
-	/** Refresh the status bar from `GET /v1/index` when it is due (or `force`). */
-	private async pollIndex(force = false): Promise<void> {
-		if (this.polling || (!force && Date.now() < this.nextPollAt)) return;
-		this.polling = true;
-		try {
-			let line: StatusLine;
-			let failed = false;
-			try {
-				line = describeIndex(await this.client.index());
-			} catch (error) {
-				failed = true;
-				line = describeFailure(error);
-				const wrongToken = error instanceof SidecarError && error.kind === "unauthorized";
-				if (wrongToken && !this.tokenReported) this.reportError(error);
-				this.tokenReported = wrongToken;
-			}
-			if (!failed) this.tokenReported = false;
-			this.statusEl.setText(line.text);
-			this.statusEl.setAttr("aria-label", line.detail);
-			this.statusDetail = line.detail;
-			// Soon while a sync runs, or while a sidecar we started is still coming up.
-			const soon = line.busy || (failed && this.sidecar.running);
-			this.nextPollAt = Date.now() + (soon ? POLL_BUSY_MS : POLL_IDLE_MS);
-		} finally {
-			this.polling = false;
-		}
 	}
 }
 

@@ -15,6 +15,7 @@ describe("the settings tab", () => {
 			"Start the sidecar automatically",
 			"Sidecar command",
 			"Model profile",
+			"Folder for saved conversations",
 			"Context",
 			"Linked notes depth",
 			"Context budget",

@@ -61,20 +61,21 @@ describe("a hostile answer", () => {
 		expect(pane.querySelector(".vault-agent-footer")?.textContent).toMatch(/remote images or tags were not loaded/);
 	});
 
-	it("streams the model's raw text as text, never as markup", async () => {
+	it("renders the streaming answer as markdown, with nothing remote in it either", async () => {
 		const script: AgentEvent[] = [
-			{ event: "delta", text: `![board](${LEAK}) <img src="${LEAK}">`, turn: 1 },
+			{ event: "delta", text: `**Status** ![board](${LEAK}) <img src="${LEAK}"> see [[Inbox/Exfil media]]`, turn: 1 },
 			{ event: "error", code: "model_unavailable", message: "the model went away" },
 		];
 		const loaded = await loadPlugin(script);
 		await loaded.plugin.openAskView(null);
-		const seen: number[] = [];
-		loaded.client.between = () => {
-			seen.push(loaded.app.sidebarEl.querySelector(".vault-agent-stream")?.children.length ?? -1);
+		const during: { bold: number; remote: string[] }[] = [];
+		loaded.client.between = async () => {
+			await new Promise((resolve) => setTimeout(resolve, 250)); // past the render throttle
+			const answer = loaded.app.sidebarEl.querySelector(".vault-agent-answer")!;
+			during.push({ bold: answer.querySelectorAll("strong").length, remote: remoteReferences(loaded.app.sidebarEl) });
 		};
 		await loaded.view().ask("Show me the status board note.");
-		expect(seen.length).toBeGreaterThan(0);
-		expect(seen.every((children) => children === 0)).toBe(true);
+		expect(during[0]).toEqual({ bold: 1, remote: [] });
 		expect(remoteReferences(loaded.app.sidebarEl)).toEqual([]);
 	});
 });

@@ -25,8 +25,10 @@ async function askedPane(script = RUN) {
 	const loaded = await loadPlugin(script);
 	await loaded.plugin.openAskView(null);
 	const streamed: string[] = [];
-	loaded.client.between = (event) => {
-		if (event.event === "delta") streamed.push(loaded.app.sidebarEl.querySelector(".vault-agent-stream")?.textContent ?? "");
+	loaded.client.between = async (event) => {
+		if (event.event !== "delta") return;
+		await new Promise((resolve) => setTimeout(resolve, 200)); // past the render throttle
+		streamed.push(loaded.app.sidebarEl.querySelector(".vault-agent-answer")?.textContent ?? "");
 	};
 	await loaded.view().ask("When did I last feed the starter?");
 	return { ...loaded, streamed, pane: loaded.app.sidebarEl };
@@ -37,13 +39,12 @@ function click(el: Element, init: MouseEventInit = {}, type = "click") {
 }
 
 describe("the pane", () => {
-	it("streams the answer's text, then shows the checked answer with its citations", async () => {
+	it("renders the answer as it streams, then shows the checked answer with its citations", async () => {
 		const { pane, streamed } = await askedPane();
 		expect(streamed).toEqual(["You last fed ", "You last fed the starter…"]);
 		const links = [...pane.querySelectorAll(".vault-agent-answer a.internal-link")].map((a) => a.getAttribute("data-href"));
 		expect(links).toEqual(["Daily/2026-11-12", "Recipes/Sourdough Starter#Feeding", "papers/baking.pdf#page=3"]);
 		expect(pane.querySelector(".vault-agent-answer")?.textContent).not.toContain("Sources:");
-		expect(pane.querySelector(".vault-agent-stream")?.textContent).toBe("");
 	});
 
 	it("lists the sidecar's Sources as it wrote them, labelled by note and section", async () => {
@@ -126,7 +127,13 @@ describe("the pane", () => {
 			],
 			profile: "extractive",
 		});
-		expect(loaded.app.sidebarEl.querySelector(".vault-agent-context")?.textContent).toBe("Context: Kyoto Trip and 2 linked notes");
+		const context = loaded.app.sidebarEl.querySelector("details.vault-agent-context")!;
+		expect(context.querySelector("summary")?.textContent).toBe("Context: Kyoto Trip and 2 linked notes");
+		expect([...context.querySelectorAll("li")].map((li) => li.textContent)).toEqual([
+			"Projects/Kyoto Trip.md (open note)",
+			"People/Tomás Ferreira.md (linked from it)",
+			"Daily/2026-11-12.md (links to it)",
+		]);
 	});
 
 	it("sends earlier turns as history until a new conversation starts", async () => {
@@ -154,7 +161,8 @@ describe("the pane", () => {
 		};
 		await loaded.view().ask("q");
 		expect(pane.querySelector(".vault-agent-stopped")?.textContent).toBe("Stopped.");
-		expect(pane.querySelector(".vault-agent-answer")?.textContent).toBe("");
+		// The partial answer stays, rendered in full.
+		expect(pane.querySelector(".vault-agent-answer")?.textContent).toBe("You last fed ");
 		expect((pane.querySelector("button.vault-agent-ask") as HTMLButtonElement).disabled).toBe(false);
 	});
 
@@ -162,17 +170,20 @@ describe("the pane", () => {
 		const failing = await loadPlugin([{ event: "error", code: "model_unavailable", message: "Ollama is not running." }]);
 		await failing.plugin.openAskView(null);
 		await failing.view().ask("q");
-		expect(failing.app.sidebarEl.querySelector(".vault-agent-error")?.textContent).toBe("Ollama is not running.");
+		expect(failing.app.sidebarEl.querySelector(".vault-agent-error-text")?.textContent).toBe("Ollama is not running.");
 
 		const down = await loadPlugin();
 		down.client.script = () => Promise.reject(new SidecarError("unreachable", "connection refused"));
 		await down.plugin.openAskView(null);
 		await down.view().ask("q");
 		expect(Notice.shown.at(-1)).toMatch(/not running at http:\/\/127\.0\.0\.1:8765/);
-		down.client.script = () => Promise.reject(new SidecarError("unauthorized", "wrong token", 401));
+		down.client.script = () => Promise.reject(new SidecarError("unauthorized", "wrong token", 401, "invalid_token"));
+		await down.view().ask("q");
+		expect(Notice.shown.at(-1)).toMatch(/^No token set/); // none in the settings
+		down.plugin.settings.token = "wrong";
 		await down.view().ask("q");
 		expect(Notice.shown.at(-1)).toMatch(/rejected the token/);
-		expect(down.app.sidebarEl.querySelectorAll(".vault-agent-error")).toHaveLength(2);
+		expect(down.app.sidebarEl.querySelectorAll(".vault-agent-error")).toHaveLength(3);
 	});
 
 	it("asks with Enter, and keeps Shift+Enter for a new line", async () => {
