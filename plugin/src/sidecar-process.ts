@@ -87,6 +87,8 @@ export class SidecarProcess {
 		 * (`notFound`: its command does not exist).
 		 */
 		private readonly onExit: (message: string, notFound: boolean) => void,
+		/** Called once the command is found and running (Node's "spawn" event). */
+		private readonly onSpawned: () => void = () => {},
 	) {}
 
 	get running(): boolean {
@@ -115,6 +117,10 @@ export class SidecarProcess {
 		};
 		child.stdout?.on("data", keep);
 		child.stderr?.on("data", keep);
+		child.on("spawn", () => {
+			this.notFound = false;
+			this.onSpawned();
+		});
 		child.on("error", (error) => {
 			if (this.child === child) this.child = null;
 			this.notFound = isNotFound(error);

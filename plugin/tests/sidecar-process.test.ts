@@ -60,4 +60,22 @@ describe("the sidecar process", () => {
 		expect(killed).toEqual([[-4242, "SIGTERM"]]);
 		expect(exits).toHaveLength(1); // asked to stop: no "exited" notice
 	});
+
+	it("knows when the command does not exist", () => {
+		const exits: [string, boolean][] = [];
+		const child = Object.assign(new EventEmitter(), { pid: undefined, stdout: new EventEmitter(), stderr: new EventEmitter(), kill: () => true });
+		const sidecar = new SidecarProcess(
+			() => child as unknown as ChildProcess,
+			() => {},
+			"linux",
+			(message, notFound) => exits.push([message, notFound]),
+		);
+		sidecar.start({ command: "vault-agent serve", vault: "/v", port: 8765, token: "t", env: {} });
+		child.emit("error", Object.assign(new Error("spawn vault-agent ENOENT"), { code: "ENOENT" }));
+		expect(exits).toEqual([['could not start "vault-agent": spawn vault-agent ENOENT', true]]);
+		expect([sidecar.running, sidecar.notFound]).toEqual([false, true]);
+		sidecar.start({ command: "vault-agent serve", vault: "/v", port: 8765, token: "t", env: {} });
+		child.emit("error", Object.assign(new Error("spawn EACCES"), { code: "EACCES" }));
+		expect(exits.at(-1)?.[1]).toBe(false);
+	});
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { SidecarError } from "../src/client";
 import type { IndexResponse } from "../src/generated/contract";
-import { describeFailure, describeIndex } from "../src/status";
+import { describeFailure, describeIndex, indexWarning } from "../src/status";
 
 describe("the status bar", () => {
 	const status = (over: Partial<IndexResponse>): IndexResponse => ({
@@ -25,5 +25,13 @@ describe("the status bar", () => {
 	it("says offline or wrong token when the sidecar can't be asked", () => {
 		expect(describeFailure(new SidecarError("unreachable", "refused")).text).toBe("Vault Agent: offline");
 		expect(describeFailure(new SidecarError("unauthorized", "wrong", 401)).text).toBe("Vault Agent: wrong token");
+	});
+
+	it("warns the pane while the index is being built or unavailable, and not otherwise", () => {
+		const syncing = status({ state: "syncing", progress: { state: "indexing", files_total: 40, files_done: 12, chunks_done: 30, started_at: null, finished_at: null, last_error: null } });
+		expect(indexWarning(syncing)).toBe("Indexing your vault (12 of 40 notes): answers may miss notes that are not indexed yet.");
+		expect(indexWarning(status({ state: "unavailable", error: "held by another process" }))).toMatch(/unavailable \(held by another process\)/);
+		expect(indexWarning(status({}))).toBeNull();
+		expect(indexWarning(null)).toBeNull();
 	});
 });

@@ -72,6 +72,7 @@ export default class VaultAgentPlugin extends Plugin implements AskHost, Command
 				this.setMissing(notFound);
 				if (!notFound) this.notify(`Vault Agent sidecar ${message}`);
 			},
+			() => this.setMissing(false),
 		);
 
 		this.registerView(VIEW_TYPE_ASK, (leaf) => new AskView(leaf, this));

@@ -1,6 +1,6 @@
 /** The plugin loaded against the stub and a fake app, with a scripted sidecar client. */
 import type { AskOutcome, SidecarClient } from "../../src/client";
-import type { AgentEvent, AgentRequest, DoneEvent } from "../../src/generated/contract";
+import type { AgentEvent, AgentRequest, DoneEvent, RelatedResponse } from "../../src/generated/contract";
 import VaultAgentPlugin from "../../src/obsidian/main";
 import { AskView, VIEW_TYPE_ASK } from "../../src/obsidian/view";
 import { createFakeApp, type FakeApp, type FakeAppOptions } from "../../stub/app";
@@ -61,6 +61,15 @@ export class ScriptedClient {
 
 	async index(): Promise<never> {
 		return new Promise(() => {}); // the status bar waits forever: not under test here
+	}
+
+	/** Related notes: what `related` answers (an Error is thrown). */
+	relatedAnswer: RelatedResponse | Error = { file: "", notes: [] };
+	relatedAsked: string[] = [];
+	async related(file: string): Promise<RelatedResponse> {
+		this.relatedAsked.push(file);
+		if (this.relatedAnswer instanceof Error) throw this.relatedAnswer;
+		return { ...this.relatedAnswer, file };
 	}
 }
 
