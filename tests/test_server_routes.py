@@ -230,6 +230,8 @@ async def test_related_lists_notes_on_the_same_subject_before_unrelated_ones(api
     assert linked["Daily/2026-11-09.md"] is None
     first = body["notes"][0]
     assert first["title"] and first["snippet"]
+    for note in body["notes"]:  # words to read, not markdown
+        assert "[[" not in note["snippet"] and not note["snippet"].startswith("#"), note
 
 
 async def test_related_takes_a_limit_and_refuses_unknown_or_outside_notes(api: Api) -> None:

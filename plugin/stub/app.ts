@@ -110,6 +110,13 @@ export function createFakeApp(options: FakeAppOptions = {}) {
 				return leaf;
 			},
 			getMostRecentLeaf: () => editors.at(-1) ?? null,
+			detachLeavesOfType: (type: string) => {
+				for (const leaf of leaves.filter((l) => l.view?.getViewType() === type)) {
+					leaf.view?.unload();
+					leaf.containerEl.remove();
+					leaves.splice(leaves.indexOf(leaf), 1);
+				}
+			},
 			getLeaf: () => ({
 				openFile: async (file: TFile) => {
 					openedFiles.push(file.path);

@@ -6,6 +6,7 @@
  * least that lets a test observe the plugin. A symbol is added when a test needs it. The app
  * object (workspace, vault, metadata cache) is built by ./app.ts.
  */
+import { createElement, icons } from "lucide";
 import { installDomHelpers } from "./dom";
 
 installDomHelpers();
@@ -79,12 +80,14 @@ export class Component {
 }
 
 /**
- * Icons: an <svg> naming the icon (Obsidian draws lucide's); tests check which icon a button
- * shows and that it has one.
+ * Icons, as Obsidian draws them: lucide's, by kebab-case name ("send-horizontal"), drawn by the
+ * `lucide` package itself; `data-icon` names it for tests. An unknown name draws an empty svg.
  */
 export function setIcon(el: HTMLElement, icon: string): void {
 	el.empty();
-	const svg = el.ownerDocument.createElementNS("http://www.w3.org/2000/svg", "svg");
+	const name = icon.replace(/(^|-)([a-z0-9])/g, (_match: string, _dash: string, char: string) => char.toUpperCase());
+	const node = (icons as Record<string, Parameters<typeof createElement>[0]>)[name];
+	const svg = node ? createElement(node) : el.ownerDocument.createElementNS("http://www.w3.org/2000/svg", "svg");
 	svg.setAttribute("class", `svg-icon lucide-${icon}`);
 	svg.setAttribute("data-icon", icon);
 	svg.setAttribute("width", "16");
@@ -355,11 +358,14 @@ export class Plugin extends Component {
 	addRibbonIcon(icon: string, title: string, callback: (evt: MouseEvent) => unknown): HTMLElement {
 		const el = this.app.ribbonEl.createDiv({ cls: "side-dock-ribbon-action", attr: { "aria-label": title, "data-icon": icon } });
 		this.registerDomEvent(el, "click", callback);
+		this.register(() => el.remove());
 		return el;
 	}
 
 	addStatusBarItem(): HTMLElement {
-		return this.app.statusBarEl.createDiv({ cls: "status-bar-item" });
+		const el = this.app.statusBarEl.createDiv({ cls: "status-bar-item" });
+		this.register(() => el.remove()); // as Obsidian does on unload
+		return el;
 	}
 
 	addSettingTab(tab: PluginSettingTab): void {

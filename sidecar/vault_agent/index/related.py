@@ -10,6 +10,7 @@ The note itself never comes back; notes it links to, or that link to it, are mar
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection
 from typing import Literal
 
@@ -25,6 +26,11 @@ CANDIDATES_PER_CHUNK = 50
 SNIPPET_CHARS = 160
 
 Linked = Literal["link", "backlink", "both"]
+
+_HEADING = re.compile(r"^\s{0,3}#{1,6}\s.*$", re.MULTILINE)
+_WIKILINK = re.compile(r"!?\[\[([^\]|#]*)(?:#[^\]|]*)?(?:\|([^\]]*))?\]\]")
+_LIST_MARK = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(?:\[.\]\s+)?", re.MULTILINE)
+_EMPHASIS = re.compile(r"(\*\*|__|\*|_|`)(?=\S)(.+?)(?<=\S)\1")
 
 
 class RelatedNote(BaseModel):
@@ -88,9 +94,18 @@ def _related(
         title=payload.title,
         heading=payload.heading,
         score=round(sum(hit.score for hit in hits.values()) / queries, 4),
-        snippet=make_snippet(payload.body, "", SNIPPET_CHARS),
+        snippet=make_snippet(plain_text(payload.body), "", SNIPPET_CHARS),
         linked=linked,
     )
+
+
+def plain_text(markdown: str) -> str:
+    """A passage as words to read in a list: headings dropped, links as their text, no list
+    markers or emphasis marks ("[[Gus|my starter]]" -> "my starter")."""
+    text = _HEADING.sub("", markdown)
+    text = _WIKILINK.sub(lambda m: (m.group(2) or m.group(1).rsplit("/", 1)[-1]).strip(), text)
+    text = _LIST_MARK.sub("", text)
+    return _EMPHASIS.sub(r"\2", text).strip()
 
 
 def _sampled(vectors: list[list[float]], at_most: int) -> list[list[float]]:
