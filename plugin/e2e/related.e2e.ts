@@ -54,7 +54,7 @@ describe("related notes", () => {
 		await page.waitForSelector(".vault-agent-related-item");
 		await page.evaluate(() => window.harness.setActive("Recipes/Miso Soup.md"));
 		await page.waitForFunction(() => document.querySelector(".vault-agent-related-header")?.textContent === "Related to Miso Soup");
-		await page.waitForFunction(() => document.querySelector(".vault-agent-related-item")?.getAttribute("data-file") !== null);
+		await page.waitForSelector('.vault-agent-related-list[data-for="Recipes/Miso Soup.md"]');
 		const files = await listed(page);
 		expect(files).not.toContain("Recipes/Miso Soup.md");
 		expect(files.slice(0, 3)).toContain("Daily/2026-11-07.md"); // "Made Miso Soup for lunch"

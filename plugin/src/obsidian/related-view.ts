@@ -97,6 +97,7 @@ export class RelatedView extends ItemView implements HoverParent {
 			const answer = await this.host.client.related(active.path, LIMIT);
 			if (request !== this.request) return; // a newer note was asked about meanwhile
 			this.render(answer.notes);
+			this.listEl.setAttr("data-for", answer.file);
 		} catch (error) {
 			if (request !== this.request) return;
 			if (error instanceof SidecarError && error.code === "note_not_found") {
