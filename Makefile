@@ -19,6 +19,7 @@ lint: setup check-contract
 	$(UV) run ruff check .
 	$(UV) run ruff format --check .
 	$(UV) run mypy
+	$(UV) run lint-imports
 
 test-python: setup
 	$(UV) run pytest

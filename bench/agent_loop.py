@@ -27,11 +27,11 @@ from rich.table import Table
 
 from bench.common import percentile
 from vault_agent.agent.events import DoneEvent
+from vault_agent.agent.extractive import ExtractiveModel
 from vault_agent.agent.loop import AgentRequest, run_agent
 from vault_agent.agent.reader import ToolsContext
 from vault_agent.config import LlmSettings, Settings
 from vault_agent.index.vault_index import VaultIndex
-from vault_agent.llm.extractive import ExtractiveModel
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))  # the fake providers live with the tests

@@ -120,7 +120,7 @@ class TimedEmbedder:
     """Our MiniLmEmbedder, counting the time spent embedding passages and the last query."""
 
     def __init__(self, batch_size: int, threads: int | None) -> None:
-        from vault_agent.index.embedder import MiniLmEmbedder
+        from vault_agent.index.embed.minilm import MiniLmEmbedder
 
         self.inner = MiniLmEmbedder(batch_size=batch_size, threads=threads)
         self.model_name = self.inner.model_name
@@ -454,7 +454,7 @@ def chroma_available() -> bool:
 def run(args: argparse.Namespace) -> dict[str, Any]:
     """Copy the notes, make the queries, run every system in its own process."""
     from vault_agent.config import IndexSettings
-    from vault_agent.index.embedder import MiniLmEmbedder
+    from vault_agent.index.embed.minilm import MiniLmEmbedder
 
     defaults = IndexSettings()
     systems = [name.strip() for name in args.systems.split(",") if name.strip()]

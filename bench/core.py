@@ -20,7 +20,7 @@ from rich.table import Table
 
 from bench.common import percentile
 from vault_agent.config import Settings
-from vault_agent.index.store import SearchFilter
+from vault_agent.index.store.protocol import SearchFilter
 from vault_agent.index.vault_index import VaultIndex
 from vault_agent.vault.chunker import chunk_note
 from vault_agent.vault.files import is_note, scan_vault

@@ -26,7 +26,7 @@ import pypdfium2 as pdfium
 from rich.console import Console
 from rich.table import Table
 
-from vault_agent.index.pdf_workers import PdfJob, PdfWorkerPool
+from vault_agent.index.sync.pdf_workers import PdfJob, PdfWorkerPool
 from vault_agent.vault.pdf import extract_pdf
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))

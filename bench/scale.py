@@ -47,13 +47,14 @@ from rich.table import Table
 from bench.common import disk_usage, parsed_notes, percentile
 from bench.vaultgen import GENERATOR_VERSION, SCIFACT, generate_vault
 from vault_agent.config import APP_NAME, Settings
-from vault_agent.index.embedder import MiniLmEmbedder, Vector
-from vault_agent.index.store import (
+from vault_agent.index.embed.minilm import MiniLmEmbedder, Vector
+from vault_agent.index.store.protocol import (
     DENSE_DIM,
     ChunkPayload,
     EmbeddedChunk,
     SearchFilter,
     SparseVector,
+    VectorQuery,
     point_id,
 )
 from vault_agent.index.vault_index import VaultIndex
@@ -305,7 +306,7 @@ def _search_latencies(index: VaultIndex, vault: Path) -> dict[str, float]:
 
 def store_worker(points: int) -> dict[str, Any]:
     """Upsert `points` synthetic points into an Edge store, then query and read states."""
-    from vault_agent.index.edge_store import EdgeStore
+    from vault_agent.index.store.edge import EdgeStore
 
     rng = np.random.default_rng(SEED)
     vault_id = Settings(vault=REPO).vault_id
@@ -323,11 +324,11 @@ def store_worker(points: int) -> dict[str, Any]:
         for _ in range(5 + SEARCHES):
             dense = _unit(rng.standard_normal(DENSE_DIM)).tolist()
             sparse = _sparse(rng)
-            plain.append(timed(lambda d=dense, s=sparse: store.query(d, s, None, 40, 100, "dbsf")))
+            # What one hybrid search asks the store: both candidate lists in one call.
+            queries = [VectorQuery(dense, 100), VectorQuery(sparse, 100)]
+            plain.append(timed(lambda q=queries: store.search(q)))
             folder_filter = SearchFilter(folders=[f"folder{rng.integers(0, 50)}"])
-            filtered.append(
-                timed(lambda d=dense, s=sparse, f=folder_filter: store.query(d, s, f, 40, 100))
-            )
+            filtered.append(timed(lambda q=queries, f=folder_filter: store.search(q, f)))
         plain, filtered = plain[5:], filtered[5:]  # warm-up dropped
         result["search_p50_ms"] = percentile(plain, 0.5) * 1000
         result["search_p95_ms"] = percentile(plain, 0.95) * 1000

@@ -11,7 +11,9 @@ from vault_agent.agent.loop import AgentRequest, run_agent
 from vault_agent.agent.reader import ToolsContext
 from vault_agent.config import LlmSettings, Settings
 from vault_agent.index.vault_index import VaultIndex
-from vault_agent.llm.base import ChatModel
+from vault_agent.llm.model import (
+    ChatModel,
+)
 
 E = TypeVar("E")
 

@@ -24,9 +24,9 @@ from typing import Any
 import numpy as np
 
 from vault_agent.config import Settings
-from vault_agent.index.embedder import Vector
-from vault_agent.index.sparse import Bm25Encoder
-from vault_agent.index.store import DENSE_DIM
+from vault_agent.index.embed.bm25 import Bm25Encoder
+from vault_agent.index.embed.minilm import Vector
+from vault_agent.index.store.protocol import DENSE_DIM
 from vault_agent.index.vault_index import VaultIndex
 
 MODES = ("before", "after", "half")

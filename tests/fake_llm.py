@@ -45,10 +45,15 @@ from typing import Any, Literal
 
 from aiohttp import web
 
-from vault_agent.llm.base import ChatModel, RetryPolicy
 from vault_agent.llm.mistral import MistralModel
+from vault_agent.llm.model import (
+    ChatModel,
+)
 from vault_agent.llm.ollama import OllamaModel
 from vault_agent.llm.openai_compat import OpenAICompatModel
+from vault_agent.llm.stream import (
+    RetryPolicy,
+)
 
 Kind = Literal["mistral", "ollama", "openai"]
 KINDS: tuple[Kind, ...] = ("mistral", "ollama", "openai")

@@ -173,7 +173,14 @@ class FakeQdrant:
             return None
         if key == self.read_only_api_key:
             rest = path.split("?")[0].strip("/").split("/", 2)[2:]
-            reads = {"points/scroll", "points/count", "points/query", "exists", ""}
+            reads = {
+                "points/scroll",
+                "points/count",
+                "points/query",
+                "points/query/batch",
+                "exists",
+                "",
+            }
             if method == "GET" or (method == "POST" and rest and rest[0] in reads):
                 return None
             return 403, "Write access denied: this key is read-only"
@@ -254,6 +261,9 @@ class FakeQdrant:
                         limit=query.limit or 10,
                         with_payload=query.with_payload if query.with_payload is not None else True,
                     )
+                case "POST", "points/query/batch":
+                    batch = m.QueryRequestBatch.model_validate(body)
+                    return client.query_batch_points(name, batch.searches)
         raise LookupError(f"{method} {path}")
 
 

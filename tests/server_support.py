@@ -26,8 +26,8 @@ from aiohttp import web
 from conftest import EXAMPLE_VAULT
 from fake_llm import FakeLLMServer, FakeTurn
 from vault_agent.config import LlmSettings, Settings, StoreSettings
-from vault_agent.index.embedder import MiniLmEmbedder, Vector
-from vault_agent.index.sparse import Bm25Encoder
+from vault_agent.index.embed.bm25 import Bm25Encoder
+from vault_agent.index.embed.minilm import MiniLmEmbedder, Vector
 from vault_agent.index.vault_index import VaultIndex
 from vault_agent.server.app import make_app
 from vault_agent.server.runner import start_server

@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import pytest
 
-from vault_agent.agent.citations import (
-    NoteRef,
+from vault_agent.agent.citations.checker import (
     check_answer,
+)
+from vault_agent.agent.citations.links import (
+    NoteRef,
     find_citations,
     note_link,
-    strip_remote_images,
 )
+from vault_agent.agent.safe_markdown import sanitise_markdown
 from vault_agent.vault.graph import LinkGraph
 
 FILES = [
@@ -151,7 +153,8 @@ def test_remote_images_are_stripped(graph: LinkGraph, image: str) -> None:
 
 def test_reference_style_remote_images_are_stripped_local_ones_kept() -> None:
     text = "One ![pic][r] two ![local](attachments/photo.png) ![[photo.png]]\n\n[r]: https://evil.example/x.png\n"
-    cleaned, removed = strip_remote_images(text)
+    safe = sanitise_markdown(text)
+    cleaned, removed = safe.markdown, safe.removed
     assert removed == ["https://evil.example/x.png"]
     assert "evil" not in cleaned
     assert "![local](attachments/photo.png)" in cleaned and "![[photo.png]]" in cleaned

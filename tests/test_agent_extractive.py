@@ -14,18 +14,20 @@ from typer.testing import CliRunner
 from agent_helpers import ask, done_of, names, of_type
 from conftest import EXAMPLE_VAULT
 from fake_llm import FakeTurn, fake_provider
-from vault_agent.agent.citations import find_citations
+from vault_agent.agent.citations.links import (
+    find_citations,
+)
 from vault_agent.agent.events import ToolCallEvent, ToolResultEvent
+from vault_agent.agent.extractive import DISCLAIMER, NOT_FOUND, ExtractiveModel
 from vault_agent.agent.passages import Passage
-from vault_agent.cli import app
+from vault_agent.cli.main import app
 from vault_agent.config import LlmSettings
 from vault_agent.index import vault_index as vault_index_module
-from vault_agent.index.embedder import MiniLmEmbedder
-from vault_agent.index.sparse import Bm25Encoder
+from vault_agent.index.embed.bm25 import Bm25Encoder
+from vault_agent.index.embed.minilm import MiniLmEmbedder
 from vault_agent.index.vault_index import VaultIndex
-from vault_agent.llm.extractive import DISCLAIMER, NOT_FOUND, ExtractiveModel
 from vault_agent.llm.ollama import OllamaModel
-from vault_agent.llm.select import select_model
+from vault_agent.llm.registry import select_model
 
 FEED_QUESTION = "When did I last feed the sourdough starter?"
 

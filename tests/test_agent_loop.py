@@ -28,9 +28,22 @@ from vault_agent.agent.events import (
 )
 from vault_agent.agent.loop import AgentRequest, run_agent
 from vault_agent.agent.prompts import EMPTY_ANSWER_NUDGE, SYNTHESIS_NUDGE
-from vault_agent.agent.tools import TOOLS, SearchNotesArgs, Tool
+from vault_agent.agent.tool_args import (
+    SearchNotesArgs,
+)
+from vault_agent.agent.tools import (
+    TOOLS,
+    Tool,
+)
 from vault_agent.index.vault_index import VaultIndex
-from vault_agent.llm.base import ChatEvent, ChatModel, Message, ToolSpec
+from vault_agent.llm.messages import (
+    Message,
+    ToolSpec,
+)
+from vault_agent.llm.model import (
+    ChatEvent,
+    ChatModel,
+)
 
 STARTER = "Recipes/Sourdough Starter"
 STARTER_FILE = f"{STARTER}.md"

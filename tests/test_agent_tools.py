@@ -17,9 +17,18 @@ from vault_agent.agent.prompts import (
     user_message,
 )
 from vault_agent.agent.reader import NoteReader
-from vault_agent.agent.tools import TOOLS, Toolbox, ToolResult, tool_specs
+from vault_agent.agent.toolbox import (
+    Toolbox,
+)
+from vault_agent.agent.tools import (
+    TOOLS,
+    ToolResult,
+    tool_specs,
+)
 from vault_agent.index.vault_index import VaultIndex
-from vault_agent.llm.base import ToolCall
+from vault_agent.llm.messages import (
+    ToolCall,
+)
 
 STARTER = "Recipes/Sourdough Starter.md"
 

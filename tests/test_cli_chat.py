@@ -16,11 +16,11 @@ from fake_llm import FakeLLMServer, FakeTurn
 from server_support import IndexedCopy, copy_indexed
 from vault_agent.agent.events import DoneEvent, Timings, UsageInfo
 from vault_agent.agent.loop import AgentRequest
-from vault_agent.chat_cli import converse
-from vault_agent.cli import app
+from vault_agent.cli.chat import converse
+from vault_agent.cli.main import app
 from vault_agent.index import vault_index as vault_index_module
-from vault_agent.index.embedder import MiniLmEmbedder
-from vault_agent.index.sparse import Bm25Encoder
+from vault_agent.index.embed.bm25 import Bm25Encoder
+from vault_agent.index.embed.minilm import MiniLmEmbedder
 
 
 def done(answer: str) -> DoneEvent:

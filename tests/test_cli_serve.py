@@ -19,7 +19,7 @@ import psutil
 import pytest
 
 from server_support import IndexedCopy, copy_indexed
-from vault_agent.index.edge_store import EdgeStore
+from vault_agent.index.store.edge import EdgeStore
 
 STARTUP_TIMEOUT_S = 90
 

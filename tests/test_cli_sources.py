@@ -15,10 +15,10 @@ import pytest
 from typer.testing import CliRunner
 
 from server_support import TOKEN, api_settings
-from vault_agent.cli import app
+from vault_agent.cli.main import app
 from vault_agent.config import Settings
-from vault_agent.index.embedder import MiniLmEmbedder
-from vault_agent.index.sparse import Bm25Encoder
+from vault_agent.index.embed.bm25 import Bm25Encoder
+from vault_agent.index.embed.minilm import MiniLmEmbedder
 from vault_agent.server.app import make_app
 from vault_agent.server.runner import start_server
 

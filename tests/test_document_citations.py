@@ -5,10 +5,16 @@ document are left alone. Pure functions, plus the passages the extractive profil
 
 from __future__ import annotations
 
-from vault_agent.agent.citations import NoteRef, check_answer, cite
-from vault_agent.agent.document_citations import document_citation, find_document_citations
+from vault_agent.agent.citations.checker import (
+    check_answer,
+)
+from vault_agent.agent.citations.documents import document_citation, find_document_citations
+from vault_agent.agent.citations.links import (
+    NoteRef,
+    cite,
+)
+from vault_agent.agent.extractive import ExtractiveModel
 from vault_agent.agent.passages import format_passage, parse_passages
-from vault_agent.llm.extractive import ExtractiveModel
 from vault_agent.vault.graph import LinkGraph
 
 URL = "https://en.wikipedia.org/wiki/Skellig_(island)"

@@ -1,4 +1,4 @@
-"""Documents of other sources in a vault's store (`vault_agent.index.documents`): chunked and
+"""Documents of other sources in a vault's store (`vault_agent.index.documents.store`): chunked and
 embedded like notes, written only when they changed, never touched by a vault sync, and kept
 apart per vault collection. Runs against both stores with the real embedding models; the
 documents are tiny, so little is embedded."""
@@ -14,22 +14,23 @@ from qdrant_client import QdrantClient
 
 from conftest import EXAMPLE_VAULT
 from vault_agent.config import Settings
-from vault_agent.index.documents import (
+from vault_agent.index.documents.models import (
     Document,
     DocumentChanges,
     DocumentError,
     DocumentLimitError,
-    Documents,
     ReservedSourceError,
     document_file,
     is_document_file,
 )
-from vault_agent.index.edge_store import EdgeStore
-from vault_agent.index.embedder import MiniLmEmbedder, Vector
-from vault_agent.index.search import Searcher
-from vault_agent.index.server_store import ServerStore
-from vault_agent.index.sparse import Bm25Encoder
-from vault_agent.index.store import VAULT_SOURCE, SearchFilter, Store
+from vault_agent.index.documents.store import Documents
+from vault_agent.index.embed.bm25 import Bm25Encoder
+from vault_agent.index.embed.minilm import MiniLmEmbedder, Vector
+from vault_agent.index.ingest import Ingest
+from vault_agent.index.search.searcher import Searcher
+from vault_agent.index.store.edge import EdgeStore
+from vault_agent.index.store.protocol import VAULT_SOURCE, SearchFilter, Store
+from vault_agent.index.store.server import ServerStore
 from vault_agent.index.vault_index import VaultIndex
 from vault_agent.vault.chunker import chunk_note
 from vault_agent.vault.files import scan_vault
@@ -81,7 +82,7 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
 
 @pytest.fixture
 def documents(store: Store, recording: RecordingEmbedder, sparse: Bm25Encoder) -> Documents:
-    return Documents(store, recording, sparse, VAULT_ID)
+    return Documents(Ingest(store, recording, sparse, VAULT_ID))
 
 
 def test_a_document_is_chunked_and_embedded_exactly_like_a_note(
@@ -190,7 +191,7 @@ def test_sources_report_counts_model_and_times(documents: Documents) -> None:
     vault, logs = documents.sources()
     assert (vault.source, vault.managed_by, vault.documents) == ("vault", "indexer", 0)
     assert (logs.source, logs.managed_by, logs.documents, logs.chunks) == ("logs", "api", 2, 5)
-    assert logs.embedding_model == documents.embedder.model_name
+    assert logs.embedding_model == documents.ingest.model_name
     assert logs.created is not None and logs.updated is not None
     assert logs.created <= logs.updated
 
@@ -220,8 +221,8 @@ def test_each_vault_collection_holds_only_its_own_documents(
         (EdgeStore(tmp_path / "a"), EdgeStore(tmp_path / "b")),
     ]
     for first_store, second_store in pairs:
-        first = Documents(first_store, recording, sparse, uuid.uuid4())
-        second = Documents(second_store, recording, sparse, uuid.uuid4())
+        first = Documents(Ingest(first_store, recording, sparse, uuid.uuid4()))
+        second = Documents(Ingest(second_store, recording, sparse, uuid.uuid4()))
         first.upsert("logs", [Document(id="a", text="Only in the first vault.")])
         assert [doc.id for doc in first.list_documents("logs")] == ["a"]
         assert second.list_documents("logs") == []

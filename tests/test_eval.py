@@ -18,7 +18,7 @@ import pytest
 from typer.testing import CliRunner
 
 from conftest import EXAMPLE_VAULT, shared_data
-from vault_agent.cli import app
+from vault_agent.cli.main import app
 from vault_agent.evaluation.beir import BeirDataset, Document, load_beir, note_name, write_vault
 from vault_agent.evaluation.beir_eval import BeirResult
 from vault_agent.evaluation.cache import CachedEmbedder
@@ -31,11 +31,10 @@ from vault_agent.evaluation.questions import (
     score_questions,
 )
 from vault_agent.evaluation.run import EvalInputError, EvalOptions, eval_options, run_eval
-from vault_agent.index.embedder import MiniLmEmbedder, Vector
-from vault_agent.index.query_hints import query_hints
-from vault_agent.index.search import Searcher
-from vault_agent.index.sparse import Bm25Encoder
-from vault_agent.index.store import ChunkPayload
+from vault_agent.index.embed.bm25 import Bm25Encoder
+from vault_agent.index.embed.minilm import MiniLmEmbedder, Vector
+from vault_agent.index.search.hints import query_hints
+from vault_agent.index.store.protocol import ChunkPayload
 from vault_agent.index.vault_index import VaultIndex
 
 TEST_DATA = Path(__file__).parent / "data"
@@ -206,7 +205,7 @@ def test_date_in_the_query_puts_that_daily_note_first(agent_index: VaultIndex) -
     searcher = agent_index.searcher
     query = "What did I do on 2 November 2026?"
     assert searcher.search(query, limit=3)[0].file == "Daily/2026-11-02.md"
-    plain = Searcher(searcher.store, searcher.embedder, searcher.sparse, boosts=False)
+    plain = searcher.with_options(boosts=False)
     assert plain.search(query, limit=3)[0].file != "Daily/2026-11-02.md"
 
 

@@ -17,11 +17,11 @@ import pytest
 
 from conftest import EXAMPLE_VAULT
 from vault_agent.config import Settings
-from vault_agent.index import indexer as indexer_module
-from vault_agent.index.embedder import MiniLmEmbedder, Vector
-from vault_agent.index.sparse import Bm25Encoder
-from vault_agent.index.store import SearchFilter, point_id
-from vault_agent.index.stores import open_store
+from vault_agent.index.embed.bm25 import Bm25Encoder
+from vault_agent.index.embed.minilm import MiniLmEmbedder, Vector
+from vault_agent.index.store.open import open_store
+from vault_agent.index.store.protocol import SearchFilter, point_id
+from vault_agent.index.sync import indexer as indexer_module
 from vault_agent.index.vault_index import VaultIndex
 
 

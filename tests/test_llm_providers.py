@@ -16,28 +16,34 @@ import pytest
 
 from fake_llm import KINDS, FakeCall, FakeTurn, Kind, fake_provider, model_for
 from vault_agent.config import LlmSettings
-from vault_agent.llm.base import (
-    ChatEvent,
-    ChatModel,
-    Finished,
-    Message,
+from vault_agent.llm.errors import (
     ModelError,
     ModelRateLimitedError,
     ModelResponseError,
     ModelTimeoutError,
     ModelUnavailableError,
-    TextDelta,
-    ToolCall,
-    ToolCallsReady,
-    ToolSpec,
-    Usage,
-    extract_tool_calls_from_content,
     parse_retry_after,
 )
+from vault_agent.llm.messages import (
+    Message,
+    ToolCall,
+    ToolSpec,
+    Usage,
+)
 from vault_agent.llm.mistral import MistralModel
+from vault_agent.llm.model import (
+    ChatEvent,
+    ChatModel,
+    Finished,
+    TextDelta,
+    ToolCallsReady,
+)
 from vault_agent.llm.ollama import OllamaModel, ollama_parameters
 from vault_agent.llm.openai_compat import OpenAICompatModel, normalise_base_url
-from vault_agent.llm.select import select_model
+from vault_agent.llm.registry import select_model
+from vault_agent.llm.tool_text import (
+    extract_tool_calls_from_content,
+)
 
 SEARCH = ToolSpec(
     name="search_notes",

@@ -13,15 +13,28 @@ import pytest
 
 from pdf_factory import IMAGE_ONLY, prose_pages, write_corrupt, write_pdf
 from test_indexer import CountingEmbedder
-from vault_agent.agent.citations import NoteRef, check_answer, note_link
+from vault_agent.agent.citations.checker import (
+    check_answer,
+)
+from vault_agent.agent.citations.links import (
+    NoteRef,
+    note_link,
+)
 from vault_agent.agent.reader import NoteReader, ToolsContext
-from vault_agent.agent.tools import SearchNotesArgs, search_notes
+from vault_agent.agent.tool_args import (
+    SearchNotesArgs,
+)
+from vault_agent.agent.tools import (
+    search_notes,
+)
 from vault_agent.config import IndexSettings, Settings
-from vault_agent.index.embedder import MiniLmEmbedder, Vector
-from vault_agent.index.indexer import SyncReport
-from vault_agent.index.pdf_workers import PdfJob, PdfWorkerPool
-from vault_agent.index.sparse import Bm25Encoder
-from vault_agent.index.store import EmbeddedChunk, SearchFilter
+from vault_agent.index.embed.bm25 import Bm25Encoder
+from vault_agent.index.embed.minilm import MiniLmEmbedder, Vector
+from vault_agent.index.store.protocol import EmbeddedChunk, SearchFilter
+from vault_agent.index.sync.pdf_workers import PdfJob, PdfWorkerPool
+from vault_agent.index.sync.status import (
+    SyncReport,
+)
 from vault_agent.index.vault_index import VaultIndex
 from vault_agent.vault.chunker import chunk_note
 from vault_agent.vault.pdf import NO_TEXT_LAYER, extract_pdf, read_pdf

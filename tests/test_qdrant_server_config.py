@@ -24,20 +24,21 @@ import pytest
 
 from fake_qdrant import Certificates, FakeQdrant, make_certificates, qdrant_behind_proxy
 from vault_agent.config import Settings, StoreSettings
-from vault_agent.index.embedder import MiniLmEmbedder
-from vault_agent.index.errors import StoreError, StoreUnavailableError
-from vault_agent.index.server_store import ServerStore
-from vault_agent.index.sparse import Bm25Encoder
-from vault_agent.index.store import (
+from vault_agent.index.embed.bm25 import Bm25Encoder
+from vault_agent.index.embed.minilm import MiniLmEmbedder
+from vault_agent.index.store.errors import StoreError, StoreUnavailableError
+from vault_agent.index.store.open import open_store
+from vault_agent.index.store.protocol import (
     DENSE_DIM,
     ChunkPayload,
     EmbeddedChunk,
     SearchFilter,
     SparseVector,
     Store,
+    VectorQuery,
     point_id,
 )
-from vault_agent.index.stores import open_store
+from vault_agent.index.store.server import ServerStore
 from vault_agent.index.vault_index import VaultIndex
 
 KEY = "read-write-key-7f3a"
@@ -111,7 +112,8 @@ def chunk(settings: Settings, file: str, words: str) -> EmbeddedChunk:
 def files_found(store: Store, words: str) -> set[str]:
     """Files whose chunks match `words` by keyword."""
     terms = sorted({zlib.crc32(w.encode()) for w in words.split()})
-    hits = store.query(None, SparseVector(indices=terms, values=[1.0] * len(terms)))
+    words_query = VectorQuery(SparseVector(indices=terms, values=[1.0] * len(terms)), 10)
+    (hits,) = store.search([words_query])
     return {hit.payload.file for hit in hits}
 
 

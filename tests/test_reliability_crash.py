@@ -29,7 +29,7 @@ from qdrant_edge import ScrollRequest
 
 from crash_child import MODES, open_index
 from vault_agent.config import Settings
-from vault_agent.index.edge_store import EdgeStore
+from vault_agent.index.store.edge import EdgeStore
 
 CHILD = Path(__file__).with_name("crash_child.py")
 BATCH = 1  # chunks per write batch: many writes, so many places to die

@@ -24,8 +24,8 @@ from fake_llm import FakeTurn, Kind, fake_provider
 from fake_qdrant import FakeQdrant, FaultProxy, qdrant_behind_proxy
 from server_support import AUTH, Api, api_settings, ask_events, observed_fake, serve_api
 from vault_agent.config import LlmSettings, Settings, StoreSettings
-from vault_agent.index.embedder import MiniLmEmbedder
-from vault_agent.index.sparse import Bm25Encoder
+from vault_agent.index.embed.bm25 import Bm25Encoder
+from vault_agent.index.embed.minilm import MiniLmEmbedder
 from vault_agent.server import index_service
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")

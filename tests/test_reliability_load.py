@@ -12,8 +12,8 @@ import pytest
 
 from conftest import REPO
 from server_support import IndexedCopy, api_settings, copy_indexed
-from vault_agent.index.embedder import MiniLmEmbedder
-from vault_agent.index.sparse import Bm25Encoder
+from vault_agent.index.embed.bm25 import Bm25Encoder
+from vault_agent.index.embed.minilm import MiniLmEmbedder
 from vault_agent.index.vault_index import VaultIndex
 
 sys.path.insert(0, str(REPO))  # bench/ lives beside tests/

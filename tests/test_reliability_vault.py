@@ -24,10 +24,13 @@ from urllib.parse import quote
 import pytest
 
 from server_support import AUTH, api_settings, serve_api
-from vault_agent.index.embedder import MiniLmEmbedder, Vector
-from vault_agent.index.indexer import FileStatus, SyncReport
-from vault_agent.index.sparse import Bm25Encoder
-from vault_agent.index.store import SearchFilter
+from vault_agent.index.embed.bm25 import Bm25Encoder
+from vault_agent.index.embed.minilm import MiniLmEmbedder, Vector
+from vault_agent.index.store.protocol import SearchFilter
+from vault_agent.index.sync.status import (
+    FileStatus,
+    SyncReport,
+)
 from vault_agent.index.vault_index import VaultIndex
 from vault_agent.vault.chunker import chunk_note
 from vault_agent.vault.notes import MAX_ALIASES, MAX_TAGS, parse_note

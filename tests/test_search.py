@@ -14,10 +14,10 @@ import pytest
 
 from conftest import EXAMPLE_VAULT
 from vault_agent.config import Settings
-from vault_agent.index.embedder import MiniLmEmbedder
-from vault_agent.index.search import make_snippet
-from vault_agent.index.sparse import Bm25Encoder
-from vault_agent.index.store import SearchFilter
+from vault_agent.index.embed.bm25 import Bm25Encoder
+from vault_agent.index.embed.minilm import MiniLmEmbedder
+from vault_agent.index.search.searcher import make_snippet
+from vault_agent.index.store.protocol import SearchFilter
 from vault_agent.index.vault_index import VaultIndex
 
 

@@ -32,12 +32,19 @@ from server_support import AUTH, api_settings, ask_events, fake_llm_settings, ob
 from server_support import serve_api as serve
 from vault_agent.agent.prompts import SYSTEM_PROMPT
 from vault_agent.agent.reader import ToolsContext
-from vault_agent.agent.tools import TOOLS, Toolbox
-from vault_agent.index.embedder import MiniLmEmbedder
-from vault_agent.index.sparse import Bm25Encoder
-from vault_agent.index.store import Store
+from vault_agent.agent.toolbox import (
+    Toolbox,
+)
+from vault_agent.agent.tools import (
+    TOOLS,
+)
+from vault_agent.index.embed.bm25 import Bm25Encoder
+from vault_agent.index.embed.minilm import MiniLmEmbedder
+from vault_agent.index.store.protocol import Store
 from vault_agent.index.vault_index import VaultIndex
-from vault_agent.llm.base import ToolCall
+from vault_agent.llm.messages import (
+    ToolCall,
+)
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 

@@ -1,10 +1,12 @@
 """Attacks on the local server beyond the token, Origin, Host and body-size checks of
 test_server_security.py: slowloris (headers or a body that never finish), idle connections by
-the hundred, malformed HTTP and malformed or compressed bodies, and the token's file.
+the hundred, more connections than the cap, malformed HTTP, oversized headers, malformed or
+compressed bodies, and the token's file.
 
 Raw sockets speak broken HTTP where a client library would refuse to. Every attack must end in
-a 4xx or a closed connection, within a bounded time, never a 5xx, and the sidecar must answer
-the next ordinary request at once.
+a 4xx (in the API's JSON error shape) or a closed connection, within a bounded time, never a
+5xx, and the sidecar must answer the next ordinary request at once. Every log line the module
+makes, at DEBUG, is kept: none may hold the token (the last test).
 """
 
 from __future__ import annotations
@@ -12,11 +14,12 @@ from __future__ import annotations
 import asyncio
 import gzip
 import json
+import logging
 import os
 import stat
 import time
 import zlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
@@ -30,12 +33,36 @@ pytestmark = pytest.mark.asyncio(loop_scope="session")
 IDLE_S = 1.0
 BODY_S = 1.0
 LIMIT = 64 * 1024
+LOG_LINES: list[str] = []
+
+
+class _Keep(logging.Handler):
+    def emit(self, record: logging.LogRecord) -> None:
+        LOG_LINES.append(self.format(record))
+
+
+@pytest.fixture(scope="module", autouse=True)
+def every_log_line() -> Iterator[list[str]]:
+    """Every log record of this module, at every level, formatted with its traceback."""
+    root, handler = logging.getLogger(), _Keep(logging.DEBUG)
+    handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+    level = root.level
+    root.setLevel(logging.DEBUG)
+    root.addHandler(handler)
+    try:
+        yield LOG_LINES
+    finally:
+        root.removeHandler(handler)
+        root.setLevel(level)
 
 
 @pytest.fixture
 async def api(served_vault: ServedVault, tmp_path: Path) -> AsyncIterator[Api]:
-    """The API with short timeouts (1 s idle, 1 s body) and a 64 KiB body limit."""
-    server = ServerSettings(max_body_bytes=LIMIT, body_timeout_s=BODY_S, idle_timeout_s=IDLE_S)
+    """The API with short timeouts (1 s idle, 1 s body), a 64 KiB body limit and room for 400
+    connections."""
+    server = ServerSettings(
+        max_body_bytes=LIMIT, body_timeout_s=BODY_S, idle_timeout_s=IDLE_S, max_connections=400
+    )
     settings = api_settings(served_vault.vault, tmp_path, server=server)
     async with serve_api(settings, vault_index=served_vault.index) as running:
         yield running
@@ -73,6 +100,15 @@ def status_of(answer: bytes) -> int:
     if not answer.startswith(b"HTTP/1."):
         return 0
     return int(answer.split(b" ", 2)[1])
+
+
+def error_code_of(answer: bytes) -> str:
+    """The `error.code` of the first response in `answer`, which must be the API's shape."""
+    head, _, body = answer.partition(b"\r\n\r\n")
+    assert b"application/json" in head.lower(), head
+    length = int(head.lower().split(b"content-length: ")[1].split(b"\r\n")[0])
+    code: str = json.loads(body[:length])["error"]["code"]
+    return code
 
 
 async def still_serving(api: Api) -> None:
@@ -221,6 +257,8 @@ async def test_malformed_http_is_refused_cleanly(api: Api, case: str) -> None:
     answer = await raw(api, MALFORMED[case], wait_s=IDLE_S + 3)
     status = status_of(answer)
     assert status == 0 or 400 <= status < 500, answer[:300]
+    if status:
+        assert error_code_of(answer)  # aiohttp's own refusals too: the API's error shape
     assert b"Traceback" not in answer
     await still_serving(api)
 
@@ -280,6 +318,154 @@ async def test_a_compressed_body_bomb_is_stopped_at_the_limit(api: Api, encoding
     await still_serving(api)
 
 
+GOOD = b'{"query": "sourdough starter", "limit": 2}'
+COMPRESSED = {
+    # case: (Content-Encoding, body, expected status, expected code)
+    "corrupt gzip": ("gzip", b"\x1f\x8b\x08\x00" + b"\xff" * 64, 400, "invalid_encoding"),
+    "corrupt deflate": ("deflate", b"\x78\x9c" + b"\xff" * 64, 400, "invalid_encoding"),
+    "gzip cut short": ("gzip", gzip.compress(GOOD)[:-12], 400, "invalid_encoding"),
+    "gzip without its trailer": ("gzip", gzip.compress(GOOD)[:-8], 400, "invalid_encoding"),
+    "deflate cut short": ("deflate", zlib.compress(GOOD)[:-6], 400, "invalid_encoding"),
+    "gzip header only": ("gzip", gzip.compress(GOOD)[:10], 400, "invalid_encoding"),
+    "empty gzip body": ("gzip", b"", 400, "invalid_encoding"),
+    "garbage after the gzip data": ("gzip", gzip.compress(GOOD) + b"junk", 400, "invalid_encoding"),
+    "bytes after the deflate data": (
+        "deflate",
+        zlib.compress(GOOD) + b"x",
+        400,
+        "invalid_encoding",
+    ),
+    "raw deflate without the zlib header": (
+        "deflate",
+        zlib.compress(GOOD)[2:-4],
+        400,
+        "invalid_encoding",
+    ),
+    "plain JSON labelled gzip": ("gzip", GOOD, 400, "invalid_encoding"),
+    "gzip labelled deflate": ("deflate", gzip.compress(GOOD), 400, "invalid_encoding"),
+    "unknown coding": ("br", GOOD, 415, "unsupported_media_type"),
+    "just over the limit once inflated": (
+        "gzip",
+        gzip.compress(b'{"query": "' + b"x" * LIMIT + b'"}'),
+        413,
+        "body_too_large",
+    ),
+    "gzip": ("gzip", gzip.compress(GOOD), 200, ""),
+    "x-gzip": ("x-gzip", gzip.compress(GOOD), 200, ""),
+    "deflate": ("deflate", zlib.compress(GOOD), 200, ""),
+    "gzip in two members": ("gzip", gzip.compress(GOOD[:10]) + gzip.compress(GOOD[10:]), 200, ""),
+    "gzip twice": ("gzip, gzip", gzip.compress(gzip.compress(GOOD)), 200, ""),
+    "identity": ("identity", GOOD, 200, ""),
+}
+
+
+@pytest.mark.parametrize("case", COMPRESSED, ids=str)
+async def test_a_compressed_body_is_decoded_strictly(api: Api, case: str) -> None:
+    encoding, body, expected, code = COMPRESSED[case]
+    headers = {**AUTH, "Content-Type": "application/json", "Content-Encoding": encoding}
+    async with api.session.post(api.url("/v1/search"), data=body, headers=headers) as response:
+        text = await response.text()
+    assert response.status == expected, text[:300]
+    if code:
+        assert json.loads(text)["error"]["code"] == code
+    else:
+        assert json.loads(text)["hits"]
+    await still_serving(api)
+
+
+async def test_a_truncated_gzip_body_starts_no_sync(api: Api) -> None:
+    # The truncated gzip of "{}" was once read as an empty body, so as {} : a sync started.
+    headers = {**AUTH, "Content-Type": "application/json", "Content-Encoding": "gzip"}
+    async with api.session.post(
+        api.url("/v1/index/sync"), data=gzip.compress(b"{}")[:-4], headers=headers
+    ) as response:
+        assert response.status == 400, await response.text()
+        assert (await response.json())["error"]["code"] == "invalid_encoding"
+
+
+# --- oversized headers: 431 in the error shape, echoing nothing ---------------------------
+
+PAD = "A" * 9000
+OVERSIZED = {
+    "Authorization over the limit": f"Authorization: Bearer {TOKEN}{PAD}\r\n",
+    "Authorization padded before the token": f"Authorization: {PAD} Bearer {TOKEN}\r\n",
+    "the token in another header over the limit": f"X-Api-Key: {TOKEN}{PAD}\r\n",
+    "a header name over the limit": f"X-{TOKEN}{PAD}: 1\r\n",
+    "the token as a header name over the limit": f"{TOKEN}{PAD}: 1\r\n",
+    "Authorization folded over lines": f"Authorization: Bearer {TOKEN}\r\n {PAD}\r\n",
+    "a long header, then Authorization over the limit": (
+        f"X-A: {PAD[:8000]}\r\nAuthorization: Bearer {TOKEN}{PAD}\r\n"
+    ),
+    "500 headers after the token": f"Authorization: Bearer {TOKEN}\r\n"
+    + "".join(f"X-{i}: {i}\r\n" for i in range(500)),
+    "a NUL in Authorization": f"Authorization: Bearer {TOKEN}\x00\r\n",
+}
+
+
+@pytest.mark.parametrize("case", OVERSIZED, ids=str)
+async def test_an_oversized_or_broken_header_is_refused_echoing_nothing(
+    api: Api, case: str
+) -> None:
+    request = f"GET /v1/index HTTP/1.1\r\nHost: 127.0.0.1\r\n{OVERSIZED[case]}\r\n".encode()
+    answer = await raw(api, request, wait_s=IDLE_S + 3)
+    status = status_of(answer)
+    assert status in (400, 431), answer[:300]
+    if "NUL" not in case and "folded" not in case:
+        assert status == 431
+        assert error_code_of(answer) == "headers_too_large"
+    assert TOKEN[:8].encode() not in answer and b"AAAAAAAA" not in answer
+    await still_serving(api)
+
+
+async def test_a_request_line_over_the_limit_gets_414(api: Api) -> None:
+    request = f"GET /v1/notes/{TOKEN}{PAD} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode()
+    answer = await raw(api, request, wait_s=IDLE_S + 3)
+    assert status_of(answer) == 414, answer[:300]
+    assert error_code_of(answer) == "uri_too_long"
+    assert TOKEN.encode() not in answer
+
+
+# --- the connection cap ---------------------------------------------------------------------
+
+CAP = 8
+
+
+@pytest.fixture
+async def capped(served_vault: ServedVault, tmp_path: Path) -> AsyncIterator[Api]:
+    """The API with room for `CAP` connections, idle ones kept 10 s."""
+    server = ServerSettings(max_connections=CAP, idle_timeout_s=10)
+    settings = api_settings(served_vault.vault, tmp_path, server=server)
+    async with serve_api(settings, vault_index=served_vault.index) as running:
+        yield running
+
+
+async def test_a_connection_past_the_cap_gets_503_and_the_next_one_in_room_is_served(
+    capped: Api,
+) -> None:
+    held = [await asyncio.open_connection(*address(capped)) for _ in range(CAP)]
+    try:
+        # Half idle, half with a request begun: all count.
+        for _, writer in held[::2]:
+            writer.write(b"GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        await asyncio.sleep(0.2)
+        started = time.monotonic()
+        answer = await raw(capped, b"GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        assert status_of(answer) == 503, answer[:300]
+        assert error_code_of(answer) == "too_many_connections"
+        assert b"Retry-After: 1" in answer
+        assert time.monotonic() - started < 2.5  # closed, not left hanging
+        async with capped.session.get(capped.url("/v1/health")) as response:  # a client's view
+            assert response.status == 503
+            assert (await response.json())["error"]["code"] == "too_many_connections"
+    finally:
+        for _, writer in held[:-1]:
+            writer.close()
+    await asyncio.sleep(0.3)  # the server notices the closed connections
+    async with capped.session.get(capped.url("/v1/index?files=none"), headers=AUTH) as response:
+        assert response.status == 200
+    held[-1][1].close()
+
+
 async def test_the_token_is_accepted_from_the_authorization_header_only(api: Api) -> None:
     for url, headers in (
         (f"/v1/index?token={TOKEN}", {}),
@@ -309,3 +495,28 @@ async def test_the_token_file_is_0600_in_a_0700_folder_whatever_the_umask(
     assert stat.S_IMODE(token.path.stat().st_mode) == 0o600
     assert stat.S_IMODE(token.path.parent.stat().st_mode) == 0o700
     assert [p.name for p in token.path.parent.iterdir()] == ["token"]  # no temporary left
+
+
+# --- the token in logs ------------------------------------------------------------------------
+
+
+async def test_a_token_logged_anyhow_while_serving_is_redacted(api: Api) -> None:
+    log = logging.getLogger("some.library")
+    log.warning("Authorization: %s", f"Bearer {TOKEN}")
+    log.error("header value %r", (f"X-Api-Key: {TOKEN}" + "x" * 200)[:20])  # a cut copy
+    try:
+        raise ValueError(f"Got more than 8190 bytes when reading: {TOKEN[:30]}...")
+    except ValueError:
+        log.exception("parse failed")
+    log.info("stack", stack_info=True, extra={"token": TOKEN})
+    written = "\n".join(LOG_LINES[-6:])
+    assert "Bearer [redacted]" in written and "parse failed" in written
+    assert TOKEN not in written and TOKEN[:8] not in written
+
+
+async def test_no_log_line_of_this_module_holds_the_token() -> None:
+    """Runs last: every record this module made, aiohttp's included, at DEBUG."""
+    assert len(LOG_LINES) > 20  # the whole module was recorded, not nothing
+    assert any("headers_too_large" in line for line in LOG_LINES)  # the refusals were logged
+    leaking = [line for line in LOG_LINES if TOKEN in line or TOKEN[:8] in line]
+    assert leaking == []

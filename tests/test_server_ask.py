@@ -28,8 +28,8 @@ from server_support import (
     search_then_answer,
     serve_api,
 )
-from vault_agent.index.embedder import MiniLmEmbedder
-from vault_agent.index.sparse import Bm25Encoder
+from vault_agent.index.embed.bm25 import Bm25Encoder
+from vault_agent.index.embed.minilm import MiniLmEmbedder
 from vault_agent.index.vault_index import VaultIndex
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")

@@ -22,9 +22,9 @@ from server_support import (
     serve_api,
 )
 from vault_agent.config import StoreSettings
-from vault_agent.index.edge_store import EdgeStore
-from vault_agent.index.embedder import MiniLmEmbedder
-from vault_agent.index.sparse import Bm25Encoder
+from vault_agent.index.embed.bm25 import Bm25Encoder
+from vault_agent.index.embed.minilm import MiniLmEmbedder
+from vault_agent.index.store.edge import EdgeStore
 from vault_agent.server.openapi import error_statuses
 from vault_agent.server.routes import ROUTES
 

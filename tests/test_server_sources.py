@@ -24,13 +24,17 @@ from server_support import (
     serve_api,
 )
 from vault_agent.agent.reader import ToolsContext
-from vault_agent.agent.tools import Toolbox
+from vault_agent.agent.toolbox import (
+    Toolbox,
+)
 from vault_agent.config import ServerSettings
-from vault_agent.index.embedder import MiniLmEmbedder, Vector
-from vault_agent.index.sparse import Bm25Encoder
-from vault_agent.index.store import VAULT_SOURCE, SearchFilter
+from vault_agent.index.embed.bm25 import Bm25Encoder
+from vault_agent.index.embed.minilm import MiniLmEmbedder, Vector
+from vault_agent.index.store.protocol import VAULT_SOURCE, SearchFilter
 from vault_agent.index.vault_index import VaultIndex
-from vault_agent.llm.base import ToolCall
+from vault_agent.llm.messages import (
+    ToolCall,
+)
 from vault_agent.server.routes import ROUTES
 
 LOG_URL = "https://example.org/skellig-log"

@@ -11,8 +11,8 @@ import pytest
 
 from conftest import shared_data
 from vault_agent.config import Settings
-from vault_agent.index.embedder import MiniLmEmbedder
-from vault_agent.index.sparse import Bm25Encoder
+from vault_agent.index.embed.bm25 import Bm25Encoder
+from vault_agent.index.embed.minilm import MiniLmEmbedder
 from vault_agent.index.vault_index import VaultIndex
 
 VAULTS = [

@@ -17,9 +17,11 @@ import schemathesis
 from hypothesis import HealthCheck, Phase, settings
 
 from server_support import AUTH, TOKEN, IndexedCopy, api_settings, copy_indexed
-from vault_agent.index.documents import Document
-from vault_agent.index.embedder import MiniLmEmbedder
-from vault_agent.index.sparse import Bm25Encoder
+from vault_agent.index.documents.models import (
+    Document,
+)
+from vault_agent.index.embed.bm25 import Bm25Encoder
+from vault_agent.index.embed.minilm import MiniLmEmbedder
 from vault_agent.index.vault_index import VaultIndex
 from vault_agent.server.app import make_app
 from vault_agent.server.openapi import build_openapi

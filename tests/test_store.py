@@ -27,19 +27,22 @@ from qdrant_client import QdrantClient
 from qdrant_client import models as m
 
 from vault_agent.config import Settings, StoreSettings
-from vault_agent.index.edge_store import EdgeStore
-from vault_agent.index.errors import StoreError, StoreLockedError, StoreUnavailableError
-from vault_agent.index.server_store import ServerStore
-from vault_agent.index.store import (
+from vault_agent.index.search.fusion import FusionMethod, fuse
+from vault_agent.index.store.edge import EdgeStore
+from vault_agent.index.store.errors import StoreError, StoreLockedError, StoreUnavailableError
+from vault_agent.index.store.open import open_store
+from vault_agent.index.store.protocol import (
     DENSE_DIM,
     ChunkPayload,
     EmbeddedChunk,
     SearchFilter,
     SparseVector,
     Store,
+    StoredHit,
+    VectorQuery,
     point_id,
 )
-from vault_agent.index.stores import open_store
+from vault_agent.index.store.server import ServerStore
 
 VAULT_ID = uuid.UUID("6f1c2a4e-0000-4000-8000-000000000001")
 
@@ -107,6 +110,26 @@ def sparse_vector(text: str, *, query: bool = False) -> SparseVector:
         counts[term] = 1.0 if query else counts.get(term, 0.0) + 1.0
     terms = sorted(counts)
     return SparseVector(indices=terms, values=[counts[t] for t in terms])
+
+
+def query(
+    store: Store,
+    dense: list[float] | None,
+    sparse: SparseVector | None,
+    search_filter: SearchFilter | None = None,
+    limit: int = 10,
+    candidates: int = 50,
+    fusion: FusionMethod = "rrf",
+) -> list[StoredHit]:
+    """A dense, sparse or hybrid query as the searcher makes it: both lists in one call, fused."""
+    vectors: list[list[float] | SparseVector] = [v for v in (dense, sparse) if v is not None]
+    if not vectors:
+        raise ValueError("a query needs a dense or a sparse vector")
+    fetch = max(candidates, limit) if len(vectors) == 2 else limit
+    lists = store.search([VectorQuery(v, fetch) for v in vectors], search_filter)
+    if len(lists) == 1:
+        return lists[0]
+    return fuse(lists, fusion)[:limit]
 
 
 def folders_of(file: str) -> list[str]:
@@ -215,7 +238,7 @@ def test_set_links_rewrites_links_on_every_chunk_of_the_file(filled: Store) -> N
     assert by_file[PLAN] == [["Projects/Beta/notes.md", "Inbox/idea.md"]] * 3
     assert all(links == [] for f, chunks in by_file.items() if f != PLAN for links in chunks)
     # Only the payload changed: the chunk is still found by its own vectors.
-    hits = filled.query(CHUNKS[0].dense, sparse_vector(CHUNKS[0].payload.body, query=True))
+    hits = query(filled, CHUNKS[0].dense, sparse_vector(CHUNKS[0].payload.body, query=True))
     assert hits[0].id == CHUNKS[0].id
     assert hits[0].payload.body == CHUNKS[0].payload.body
 
@@ -225,7 +248,7 @@ def test_set_links_rewrites_links_on_every_chunk_of_the_file(filled: Store) -> N
 
 @pytest.mark.parametrize("chunk", CHUNKS, ids=lambda c: f"{c.payload.file}#{c.payload.chunk_index}")
 def test_hybrid_query_ranks_the_exact_match_first(filled: Store, chunk: EmbeddedChunk) -> None:
-    hits = filled.query(chunk.dense, sparse_vector(chunk.payload.body, query=True), limit=5)
+    hits = query(filled, chunk.dense, sparse_vector(chunk.payload.body, query=True), limit=5)
     assert hits[0].id == chunk.id
     assert hits[0].payload == chunk.payload
     assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
@@ -233,15 +256,15 @@ def test_hybrid_query_ranks_the_exact_match_first(filled: Store, chunk: Embedded
 
 def test_hybrid_query_fuses_with_rrf_k60(filled: Store) -> None:
     chunk = CHUNKS[0]
-    hits = filled.query(chunk.dense, sparse_vector(chunk.payload.body, query=True))
+    hits = query(filled, chunk.dense, sparse_vector(chunk.payload.body, query=True))
     # First in both lists. Qdrant counts ranks from 0, so each list adds 1/(60+0).
     assert hits[0].score == pytest.approx(2 / 60, rel=1e-5)
 
 
 def test_hybrid_query_can_fuse_with_dbsf(filled: Store) -> None:
     chunk = CHUNKS[0]
-    query = sparse_vector(chunk.payload.body, query=True)
-    hits = filled.query(chunk.dense, query, fusion="dbsf")
+    words = sparse_vector(chunk.payload.body, query=True)
+    hits = query(filled, chunk.dense, words, fusion="dbsf")
     assert hits[0].id == chunk.id
     # Each list's scores are mapped through mean +- 3 std: a clear winner of both lists scores
     # between 1 and 2, where RRF would give it 2/60.
@@ -257,7 +280,8 @@ def test_both_stores_fuse_with_dbsf_to_the_same_scores(tmp_path: Path) -> None:
         opened = new_store(kind, tmp_path)
         try:
             opened.upsert(CHUNKS)
-            hits = opened.query(
+            hits = query(
+                opened,
                 dense_vector("alpha query"),
                 sparse_vector("alpha beta test", query=True),
                 limit=8,
@@ -271,22 +295,55 @@ def test_both_stores_fuse_with_dbsf_to_the_same_scores(tmp_path: Path) -> None:
     assert len(results[0]) >= 6
 
 
+@pytest.mark.parametrize("method", ["dbsf", "rrf"])
+def test_our_fusion_scores_as_qdrants_own(tmp_path: Path, method: FusionMethod) -> None:
+    # The searcher fuses in Python; the engine's fusion of the same two prefetches is the
+    # reference its scores must reproduce (docs/retrieval.md compares with Qdrant's).
+    from qdrant_edge import Fusion, Prefetch, Query, QueryRequest
+    from qdrant_edge import SparseVector as EdgeSparse
+
+    dense, words = dense_vector("alpha query"), sparse_vector("alpha beta test", query=True)
+    with EdgeStore(tmp_path / "edge") as edge:
+        edge.upsert(CHUNKS)
+        ours = query(edge, dense, words, limit=8, candidates=8, fusion=method)
+        engine_fusion = Fusion.Dbsf() if method == "dbsf" else Fusion.Rrf(k=60)
+        reference = edge._live().query(
+            QueryRequest(
+                limit=8,
+                prefetches=[
+                    Prefetch(limit=8, query=Query.Nearest(dense, using="fast-all-minilm-l6-v2")),
+                    Prefetch(
+                        limit=8,
+                        query=Query.Nearest(
+                            EdgeSparse(indices=words.indices, values=words.values), using="bm25"
+                        ),
+                    ),
+                ],
+                query=engine_fusion,  # type: ignore[arg-type]
+            )
+        )
+    expected = {str(point.id): point.score for point in reference}
+    assert {hit.id for hit in ours} == set(expected)
+    for hit in ours:
+        assert hit.score == pytest.approx(expected[hit.id], abs=1e-5)
+
+
 def test_dense_only_query_scores_by_cosine(filled: Store) -> None:
     chunk = CHUNKS[4]
-    hits = filled.query(chunk.dense, None, limit=3)
+    hits = query(filled, chunk.dense, None, limit=3)
     assert hits[0].id == chunk.id
     assert hits[0].score == pytest.approx(1.0, abs=1e-4)
     assert len(hits) == 3
 
 
 def test_sparse_only_query_finds_the_chunk_with_the_word(filled: Store) -> None:
-    hits = filled.query(None, sparse_vector("tomatoes", query=True))
+    hits = query(filled, None, sparse_vector("tomatoes", query=True))
     assert [h.payload.file for h in hits] == ["Daily/2024-05-02.md"]
 
 
 def test_sparse_query_prefers_the_rarer_word(filled: Store) -> None:
     # "alpha" is in three chunks, "vendor" in one: IDF must make "vendor" decide.
-    hits = filled.query(None, sparse_vector("alpha vendor", query=True), limit=3)
+    hits = query(filled, None, sparse_vector("alpha vendor", query=True), limit=3)
     assert hits[0].payload.body == "alpha risks vendor contract"
     assert {h.payload.file for h in hits} == {PLAN}
 
@@ -294,18 +351,25 @@ def test_sparse_query_prefers_the_rarer_word(filled: Store) -> None:
 def test_query_whose_sparse_vector_is_empty_is_dense_only(filled: Store) -> None:
     chunk = CHUNKS[2]
     empty = SparseVector(indices=[], values=[])
-    assert filled.query(chunk.dense, empty)[0].id == chunk.id
-    assert filled.query(None, empty) == []
+    assert query(filled, chunk.dense, empty)[0].id == chunk.id
+    assert query(filled, None, empty) == []
 
 
-def test_query_without_any_vector_is_an_error(filled: Store) -> None:
-    with pytest.raises(ValueError, match="dense or a sparse"):
-        filled.query(None, None)
+def test_a_batch_of_queries_answers_each_in_order(filled: Store) -> None:
+    chunk = CHUNKS[4]
+    empty = SparseVector(indices=[], values=[])
+    word = sparse_vector("tomatoes", query=True)
+    dense, nothing, sparse = filled.search(
+        [VectorQuery(chunk.dense, 2), VectorQuery(empty, 5), VectorQuery(word, 5)]
+    )
+    assert [h.id for h in dense][:1] == [chunk.id] and len(dense) == 2
+    assert nothing == []
+    assert [h.payload.file for h in sparse] == ["Daily/2024-05-02.md"]
 
 
 def test_query_limit_caps_hits(filled: Store) -> None:
-    assert len(filled.query(CHUNKS[0].dense, None, limit=4)) == 4
-    assert len(filled.query(CHUNKS[0].dense, sparse_vector("alpha"), limit=2)) == 2
+    assert len(query(filled, CHUNKS[0].dense, None, limit=4)) == 4
+    assert len(query(filled, CHUNKS[0].dense, sparse_vector("alpha"), limit=2)) == 2
 
 
 # -- filters ----------------------------------------------------------------------------------
@@ -368,19 +432,24 @@ def test_filter_selects_the_same_points_in_scroll_count_and_query(
     if search_filter.chunk_index is None:
         assert len(scrolled) == sum(CHUNKS_PER_FILE[f] for f in files)
     # Dense prefetch returns every filtered point, so the fused hits cover them all.
-    hits = filled.query(
-        CHUNKS[0].dense, sparse_vector("alpha beta daily", query=True), search_filter, 50, 50
+    hits = query(
+        filled,
+        CHUNKS[0].dense,
+        sparse_vector("alpha beta daily", query=True),
+        search_filter,
+        50,
+        50,
     )
     assert files_of(h.payload for h in hits) == files
     assert len(hits) == len(scrolled)
-    dense_hits = filled.query(CHUNKS[0].dense, None, search_filter, limit=50)
+    dense_hits = query(filled, CHUNKS[0].dense, None, search_filter, limit=50)
     assert files_of(h.payload for h in dense_hits) == files
 
 
 def test_filter_applies_before_the_top_k_cut(filled: Store) -> None:
     # The best dense match is in plan.md; the filter must pick among daily notes before the
     # top-1 cut, not cut first and filter an empty list.
-    hits = filled.query(CHUNKS[0].dense, None, SearchFilter(types=["daily"]), limit=1)
+    hits = query(filled, CHUNKS[0].dense, None, SearchFilter(types=["daily"]), limit=1)
     assert len(hits) == 1
     assert hits[0].payload.file in DAILY
 
@@ -500,7 +569,7 @@ def test_file_states_at_20k_points(store: Store, big_chunks: list[EmbeddedChunk]
     assert store.count() == len(big_chunks)
     # Scrolling crosses page boundaries without losing or repeating points.
     assert len({(p.file, p.chunk_index) for p in store.scroll(limit=700)}) == 700
-    hits = store.query(big_chunks[123].dense, big_chunks[123].sparse, SearchFilter(tags=["tag4"]))
+    hits = query(store, big_chunks[123].dense, big_chunks[123].sparse, SearchFilter(tags=["tag4"]))
     assert hits[0].id == big_chunks[123].id
 
 
@@ -523,7 +592,7 @@ def test_edge_index_survives_close_and_reopen(tmp_path: Path) -> None:
         assert second.file_states()[PLAN].stored_chunks == 3
         assert next(second.scroll(SearchFilter(files=[IDEA]))).links == [PLAN]
         chunk = CHUNKS[5]
-        hits = second.query(chunk.dense, sparse_vector(chunk.payload.body, query=True))
+        hits = query(second, chunk.dense, sparse_vector(chunk.payload.body, query=True))
         assert hits[0].id == chunk.id
         assert second.count(SearchFilter(date_from=date(2024, 5, 2))) == 3
 
@@ -531,7 +600,7 @@ def test_edge_index_survives_close_and_reopen(tmp_path: Path) -> None:
 HOLDER = """
 import sys
 from pathlib import Path
-from vault_agent.index.edge_store import EdgeStore
+from vault_agent.index.store.edge import EdgeStore
 store = EdgeStore(Path(sys.argv[1]))
 if sys.argv[2] == "write":
     import os, pickle

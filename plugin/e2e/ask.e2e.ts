@@ -3,6 +3,8 @@
  * streams, its citations open notes, the context line lists what was sent, errors carry the
  * actions that fix them, and the pane is built from Obsidian's icon buttons.
  */
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { ACTIVE, answered, ask, launchBrowser, openPane, read, screenshot } from "./pane";
@@ -99,6 +101,56 @@ describe("asking in the pane", () => {
 		const words = await page.evaluate(() => document.body.innerText);
 		expect(words).not.toMatch(/Vault agent\b/); // the product is "Vault Agent" everywhere
 		await page.close();
+	});
+
+	it("renders a hostile answer where nothing loads: the browser fetches none of its URLs", async () => {
+		// A listener counting requests, and an answer (as if the sidecar had missed it all) whose
+		// every element would fetch from it; the renderer passes raw HTML through, as Obsidian's.
+		const hits: string[] = [];
+		const listener: Server = createServer((request, response) => {
+			hits.push(request.url ?? "");
+			response.end();
+		});
+		await new Promise<void>((resolve) => listener.listen(0, "127.0.0.1", resolve));
+		const leak = `http://127.0.0.1:${(listener.address() as AddressInfo).port}`;
+		const html = [
+			`<img src="${leak}/img">`, `<img src="attachments/x.png" srcset="${leak}/srcset 2x">`,
+			`<video poster="${leak}/poster"></video>`, `<audio src="${leak}/audio"></audio>`,
+			`<iframe src="${leak}/frame"></iframe>`, `<object data="${leak}/object"></object>`,
+			`<link rel="stylesheet" href="${leak}/link">`, `<style>@import url(${leak}/import);</style>`,
+			`<div style="background-image: url(${leak}/css)">styled</div>`,
+			`<svg><image href="${leak}/svg"></image></svg>`, `<input type="image" src="${leak}/input">`,
+			`<table background="${leak}/bg"><tr><td>cell</td></tr></table>`,
+		].join("\n");
+		try {
+			const page = await openPane(browser);
+			await page.evaluate((markup) => {
+				const { harness } = window;
+				harness.obsidian.MarkdownRenderer.render = async (_app, _markdown, el) => {
+					el.append(...Array.from(new DOMParser().parseFromString(markup, "text/html").body.childNodes));
+				};
+				const answer = { event: "done", answer: "hostile", sources: [], removed_citations: [], removed_images: [],
+					usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
+					timings: { total_ms: 1, model_ms: 0, tools_ms: 0 }, profile: "extractive", model: "x", turns: 1 };
+				Object.assign(harness.plugin, {
+					client: { ...(harness.plugin as unknown as { client: object }).client, ask: async () => ({ kind: "done", done: answer }) },
+				});
+			}, html);
+			await ask(page, "Show me the status board.");
+			await page.waitForSelector(".vault-agent-footer");
+			await page.waitForTimeout(1000);
+			expect(hits).toEqual([]);
+			expect(await page.textContent(".vault-agent-answer")).toContain("cell");
+			expect(await page.$$eval(".vault-agent-answer [src], .vault-agent-answer [srcset]", (els) => els.length)).toBe(0);
+			// The same markup in the page's own document: Chromium does fetch it (not vacuous).
+			await page.evaluate((markup) => {
+				document.body.append(...Array.from(new DOMParser().parseFromString(markup, "text/html").body.childNodes));
+			}, html);
+			await expect.poll(() => hits.length, { timeout: 5000 }).toBeGreaterThan(3);
+			await page.close();
+		} finally {
+			await new Promise((resolve) => listener.close(resolve));
+		}
 	});
 
 	it("says the token is wrong, and opens the settings from the error", async () => {

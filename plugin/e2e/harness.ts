@@ -40,6 +40,8 @@ export interface Harness {
 	askAboutSelection(text: string): void;
 	/** Open another note (the active leaf changes). */
 	setActive(path: string): void;
+	/** The `obsidian` stub main.js was given (a test may swap its renderer). */
+	obsidian: typeof obsidian;
 }
 
 declare global {
@@ -139,6 +141,7 @@ window.startHarness = async (options: HarnessOptions) => {
 		plugin: await load(),
 		notices: obsidian.Notice.shown,
 		streamed,
+		obsidian,
 		async reload() {
 			// Obsidian closes the plugin's views with it, and opens them again from the new one.
 			window.harness.plugin.unload();

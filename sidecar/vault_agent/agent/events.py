@@ -15,7 +15,12 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
 
-from vault_agent.agent.citations import NoteRef, RemovedCitation
+from vault_agent.agent.citations.checker import (
+    RemovedCitation,
+)
+from vault_agent.agent.citations.links import (
+    NoteRef,
+)
 
 Stage = Literal["thinking", "searching", "answering", "checking"]
 ErrorCode = Literal[

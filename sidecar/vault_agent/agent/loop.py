@@ -25,7 +25,13 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from vault_agent.agent import prompts
-from vault_agent.agent.citations import NoteRef, check_answer, cite
+from vault_agent.agent.citations.checker import (
+    check_answer,
+)
+from vault_agent.agent.citations.links import (
+    NoteRef,
+    cite,
+)
 from vault_agent.agent.events import (
     AgentEvent,
     DeltaEvent,
@@ -40,22 +46,32 @@ from vault_agent.agent.events import (
 )
 from vault_agent.agent.prompts import ActiveNote, NeighbourNote
 from vault_agent.agent.reader import NoteReader, ToolError, ToolsContext, clip
-from vault_agent.agent.tools import Toolbox, ToolResult, tool_specs
+from vault_agent.agent.toolbox import (
+    Toolbox,
+)
+from vault_agent.agent.tools import (
+    ToolResult,
+    tool_specs,
+)
 from vault_agent.config import LlmProfile, Settings
-from vault_agent.llm.base import (
-    ChatModel,
-    Finished,
-    Message,
+from vault_agent.llm.errors import (
     ModelError,
     ModelRateLimitedError,
     ModelResponseError,
     ModelTimeoutError,
     ModelUnavailableError,
-    TextDelta,
+)
+from vault_agent.llm.messages import (
+    Message,
     ToolCall,
-    ToolCallsReady,
     ToolSpec,
     Usage,
+)
+from vault_agent.llm.model import (
+    ChatModel,
+    Finished,
+    TextDelta,
+    ToolCallsReady,
 )
 
 log = logging.getLogger(__name__)

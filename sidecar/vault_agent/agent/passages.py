@@ -7,7 +7,7 @@ A search_notes result is a line of introduction, then one block per passage::
 
 The header carries the rank, the exact link to cite and compact facts (type, date, tags); the
 passage's text follows. A document of another source is cited its own way (``[Title](url)``
-or ``[Title (source)]``, see :mod:`vault_agent.agent.document_citations`). The extractive
+or ``[Title (source)]``, see :mod:`vault_agent.agent.citations.documents`). The extractive
 model answers from these blocks, so both directions live here, in one place.
 """
 
@@ -16,7 +16,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from vault_agent.agent.citations import note_link
+from vault_agent.agent.citations.links import (
+    note_link,
+)
 from vault_agent.agent.reader import clip
 
 PASSAGE_CHARS = 1_200

@@ -15,7 +15,11 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from vault_agent.agent.citations import NoteRef, note_link, note_title
+from vault_agent.agent.citations.links import (
+    NoteRef,
+    note_link,
+    note_title,
+)
 from vault_agent.agent.reader import NoteReader, ToolError, clip
 from vault_agent.vault.files import is_note
 from vault_agent.vault.graph import LinkGraph

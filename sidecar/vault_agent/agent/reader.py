@@ -13,14 +13,15 @@ from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path, PurePosixPath
 
-from vault_agent.agent.document_citations import DocumentLookup
-from vault_agent.index.search import Searcher
-from vault_agent.index.store import ChunkPayload, SearchFilter, Store
+from vault_agent.agent.citations.documents import DocumentLookup
+from vault_agent.index.note_text import rebuild_markdown
+from vault_agent.index.search.searcher import Searcher
+from vault_agent.index.store.protocol import ChunkPayload, SearchFilter, Store
 from vault_agent.index.vault_index import VaultIndex
+from vault_agent.vault.chunker import HEADING_SEPARATOR
 from vault_agent.vault.files import PathOutsideVaultError, is_note, resolve_in_vault
 from vault_agent.vault.graph import LinkGraph
 
-HEADING_SEPARATOR = " > "
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
 
 
@@ -110,24 +111,6 @@ def link_target(path: str) -> str:
     if text.startswith("[[") and text.endswith("]]"):
         text = text[2:-2]
     return text.split("|", 1)[0].split("#", 1)[0].strip().replace("\\", "/")
-
-
-def rebuild_markdown(chunks: list[ChunkPayload]) -> str:
-    """A note's markdown from its chunks: each new heading path starts with its heading line.
-
-    Headings merged into a chunk's body are already there as ``## Heading`` lines, so nothing
-    is lost; the level of a re-created heading is its depth in the heading path.
-    """
-    parts: list[str] = []
-    previous = ""
-    for chunk in chunks:
-        if chunk.heading and chunk.heading != previous:
-            depth = chunk.heading.count(HEADING_SEPARATOR) + 1
-            parts.append("#" * min(depth, 6) + " " + chunk.heading.split(HEADING_SEPARATOR)[-1])
-        previous = chunk.heading
-        if chunk.body:
-            parts.append(chunk.body)
-    return "\n\n".join(parts)
 
 
 def heading_paths(markdown: str) -> list[tuple[int, str]]:

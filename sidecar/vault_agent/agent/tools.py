@@ -4,41 +4,50 @@ Each tool is a plain function whose docstring is the description the model reads
 pydantic argument model is the JSON schema it fills in (:func:`tool_specs`): written once.
 A tool returns a :class:`ToolResult`: text for the model, where every note carries the exact
 wikilink to cite; the notes and sections it showed (the citation check accepts only those);
-and a one-line summary for the ``tool_result`` event.
-
-:class:`Toolbox` runs calls for one request. Nothing a model sends can crash it: malformed or
-invalid arguments, unknown tools and failing lookups all come back as an error result whose
-text tells the model what to fix. The store is synchronous, so calls run in worker threads
-(``asyncio.to_thread``), several at once when the model asks for parallel calls.
+and a one-line summary for the ``tool_result`` event. The arguments live in `tool_args.py`;
+`toolbox.py` runs the calls.
 """
 
 from __future__ import annotations
 
-import asyncio
 import inspect
-import json
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import Any, Generic, TypeVar
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel
 
-from vault_agent.agent.citations import NoteRef, cite, note_link, note_title
+from vault_agent.agent.citations.links import (
+    NoteRef,
+    cite,
+    note_link,
+    note_title,
+)
 from vault_agent.agent.passages import format_passage
 from vault_agent.agent.reader import (
-    HEADING_SEPARATOR,
     NoteReader,
-    ToolError,
-    ToolsContext,
     clip,
     heading_paths,
+)
+from vault_agent.agent.tool_args import (
+    ListNotesArgs,
+    PathArgs,
+    RecentDailyArgs,
+    SearchNotesArgs,
+)
+from vault_agent.index.note_text import (
     rebuild_markdown,
 )
-from vault_agent.index.search import SearchHit
-from vault_agent.index.store import VAULT_SOURCE, ChunkPayload, SearchFilter
-from vault_agent.llm.base import ToolCall, ToolSpec
+from vault_agent.index.search.searcher import SearchHit
+from vault_agent.index.store.protocol import VAULT_SOURCE, ChunkPayload, SearchFilter
+from vault_agent.llm.messages import (
+    ToolSpec,
+)
+from vault_agent.vault.chunker import (
+    HEADING_SEPARATOR,
+)
 
 log = logging.getLogger(__name__)
 
@@ -47,11 +56,6 @@ NOTE_CHARS = 12_000
 """get_note: a long note is cut here; the model can search inside it instead."""
 DAILY_CHARS = 8_000
 """recent_daily_notes: all notes together."""
-LIST_DEFAULT, LIST_MAX = 30, 100
-SOURCES_HELP = (
-    'Only these sources: "vault" for the notes, or the name of another source of documents '
-    "(web clippings, highlights...) as results show it. Default: every source."
-)
 # Bounds for "any date" (date.max would overflow the filter's inclusive upper bound).
 EARLIEST_DAY, LATEST_DAY = date(1900, 1, 1), date(9999, 12, 30)
 
@@ -69,87 +73,6 @@ class ToolResult:
     def error(cls, message: str) -> ToolResult:
         """A failed call: the model reads the message and may try again."""
         return cls(content=f"Error: {message}", summary=f"error: {message}", ok=False)
-
-
-# --- argument models ----------------------------------------------------------------------
-
-
-class _Arguments(BaseModel):
-    # Unknown keys are errors the model sees: silently dropping "folder" would drop a filter.
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
-
-
-class SearchNotesArgs(_Arguments):
-    """Arguments of search_notes."""
-
-    query: str = Field(min_length=1, description="What to look for, in words the notes may use.")
-    tags: list[str] | None = Field(
-        default=None,
-        validation_alias=AliasChoices("tags", "tag"),
-        description="Only notes with one of these tags (a tag also matches its nested tags).",
-    )
-    type: str | None = Field(
-        default=None, description="Only notes whose frontmatter type is this (e.g. recipe)."
-    )
-    folders: list[str] | None = Field(
-        default=None,
-        validation_alias=AliasChoices("folders", "folder"),
-        description="Only notes inside one of these folders (e.g. Projects/Garden).",
-    )
-    date_from: date | None = Field(
-        default=None, description="Only daily notes dated on or after this day (YYYY-MM-DD)."
-    )
-    date_to: date | None = Field(
-        default=None, description="Only daily notes dated on or before this day (YYYY-MM-DD)."
-    )
-    sources: list[str] | None = Field(
-        default=None,
-        validation_alias=AliasChoices("sources", "source"),
-        description=SOURCES_HELP,
-    )
-    limit: int = Field(default=8, ge=1, le=20, description="How many passages to return.")
-
-    @field_validator("tags", "folders", "sources", mode="before")
-    @classmethod
-    def _one_value_as_list(cls, value: Any) -> Any:
-        """Small models send ``"tags": "recipe"`` for a list; take it as ``["recipe"]``."""
-        return [value] if isinstance(value, str) else value
-
-
-class PathArgs(_Arguments):
-    """Arguments of the tools that take one note."""
-
-    path: str = Field(
-        min_length=1,
-        validation_alias=AliasChoices("path", "note", "file"),
-        description="The note's vault path as tools show it, e.g. 'Recipes/Miso Soup'.",
-    )
-
-
-class ListNotesArgs(_Arguments):
-    """Arguments of list_notes."""
-
-    tag: str | None = Field(default=None, description="Only notes with this tag.")
-    type: str | None = Field(default=None, description="Only notes of this frontmatter type.")
-    folder: str | None = Field(default=None, description="Only notes inside this folder.")
-    sources: list[str] | None = Field(
-        default=None,
-        validation_alias=AliasChoices("sources", "source"),
-        description=SOURCES_HELP,
-    )
-    limit: int = Field(default=LIST_DEFAULT, ge=1, le=LIST_MAX, description="At most this many.")
-
-    @field_validator("sources", mode="before")
-    @classmethod
-    def _one_source_as_list(cls, value: Any) -> Any:
-        """``"source": "vault"`` for a list: take it as ``["vault"]``."""
-        return [value] if isinstance(value, str) else value
-
-
-class RecentDailyArgs(_Arguments):
-    """Arguments of recent_daily_notes."""
-
-    days: int = Field(default=7, ge=1, le=90, description="How many days back from today.")
 
 
 # --- the tools ----------------------------------------------------------------------------
@@ -174,7 +97,7 @@ class Tool(Generic[A]):
         return ToolSpec(
             name=self.name,
             description=inspect.getdoc(self.function) or "",
-            parameters=_schema(self.arguments),
+            parameters=argument_schema(self.arguments),
         )
 
 
@@ -344,65 +267,10 @@ def tool_specs() -> list[ToolSpec]:
     return [tool.spec() for tool in TOOLS.values()]
 
 
-# --- running calls ------------------------------------------------------------------------
-
-
-class Toolbox:
-    """Runs the model's tool calls for one request; never raises for anything the model sent."""
-
-    def __init__(
-        self,
-        context: ToolsContext,
-        overrides: Mapping[str, str] | None = None,
-        source_file: str = "",
-    ) -> None:
-        self.reader = NoteReader(context, dict(overrides or {}), source_file)
-        self._done: dict[str, ToolResult] = {}
-
-    async def run(self, call: ToolCall) -> ToolResult:
-        """Run one call in a worker thread; errors come back as error results."""
-        if call.arguments_error:
-            return ToolResult.error(
-                f"the arguments of {call.name} could not be read ({call.arguments_error}). "
-                "Send them again as one JSON object."
-            )
-        tool = TOOLS.get(call.name)
-        if tool is None:
-            return ToolResult.error(
-                f"there is no tool '{call.name}'; the tools are: {', '.join(TOOLS)}"
-            )
-        try:
-            arguments = tool.arguments.model_validate(call.arguments)
-        except ValidationError as error:
-            return ToolResult.error(_explain(call.name, error))
-        key = f"{call.name}:{arguments.model_dump_json()}"
-        if key in self._done:
-            # Small models repeat a call they already made; the same answer, said plainly.
-            earlier = self._done[key]
-            return ToolResult(
-                content="(You already made this exact call; same result.)\n" + earlier.content,
-                summary="repeated call: " + earlier.summary,
-                notes=earlier.notes,
-                ok=earlier.ok,
-            )
-        result = await asyncio.to_thread(self._run_sync, tool, arguments)
-        self._done[key] = result
-        return result
-
-    def _run_sync(self, tool: Tool[Any], arguments: BaseModel) -> ToolResult:
-        try:
-            return tool.function(self.reader, arguments)
-        except ToolError as error:
-            return ToolResult.error(str(error))
-        except Exception as error:  # a broken index must not end the conversation
-            log.exception("tool %s failed", tool.name)
-            return ToolResult.error(f"{tool.name} failed: {error}")
-
-
 # --- helpers ------------------------------------------------------------------------------
 
 
-def _schema(model: type[BaseModel]) -> dict[str, Any]:
+def argument_schema(model: type[BaseModel]) -> dict[str, Any]:
     """The JSON schema of an argument model, without pydantic's titles (tokens, no meaning)."""
     schema = model.model_json_schema(by_alias=True)
     schema.pop("title", None)
@@ -410,16 +278,6 @@ def _schema(model: type[BaseModel]) -> dict[str, Any]:
     for prop in schema.get("properties", {}).values():
         prop.pop("title", None)
     return schema
-
-
-def _explain(name: str, error: ValidationError) -> str:
-    problems = []
-    for item in error.errors(include_url=False):
-        where = ".".join(str(part) for part in item["loc"]) or "arguments"
-        got = json.dumps(item.get("input"), default=str)[:80]
-        problems.append(f"{where}: {item['msg']} (got {got})")
-    schema = json.dumps(_schema(TOOLS[name].arguments)["properties"])
-    return f"invalid arguments for {name}: {'; '.join(problems)}. Expected: {schema}"
 
 
 def _best_sections(

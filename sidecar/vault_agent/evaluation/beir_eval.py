@@ -17,9 +17,9 @@ from vault_agent.evaluation.indexing import index_folder
 from vault_agent.evaluation.metrics import mean, mrr_at_k, ndcg_at_k, recall_at_k
 from vault_agent.evaluation.modes import DEFAULT_MODES, EvalMode, searcher_for
 from vault_agent.evaluation.progress import OnProgress, no_progress
-from vault_agent.index.embedder import Embedder
-from vault_agent.index.search import Searcher
-from vault_agent.index.sparse import Bm25Encoder
+from vault_agent.index.embed.bm25 import Bm25Encoder
+from vault_agent.index.embed.minilm import Embedder
+from vault_agent.index.search.searcher import Searcher
 
 
 class BeirScores(BaseModel):

@@ -19,7 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
-from vault_agent.index.embedder import Embedder, Vector
+from vault_agent.index.embed.minilm import Embedder, Vector
+from vault_agent.private_files import private_dir, private_file
 
 #: Merge the shards into one file once there are more than this many.
 COMPACT_AFTER = 64
@@ -36,7 +37,7 @@ class CachedEmbedder:
         self.dim = inner.dim
         slug = re.sub(r"[^A-Za-z0-9_.-]+", "-", inner.model_name)
         self.folder = cache_dir / "embeddings" / slug
-        self.folder.mkdir(parents=True, exist_ok=True)
+        private_dir(self.folder)
         self._vectors: dict[str, Vector] = _load(self.folder)
         self._unsaved: list[str] = []
         self.hits = 0
@@ -102,7 +103,8 @@ def _load(folder: Path) -> dict[str, Vector]:
 def _save_shard(folder: Path, keys: list[str], vectors: Sequence[Vector]) -> None:
     target = folder / _shard_name(keys)
     temporary = folder / f".{target.stem}.{os.getpid()}.npz"
-    np.savez(temporary, keys=np.array(keys), vectors=np.stack(vectors).astype(np.float32))
+    with private_file(temporary) as handle:
+        np.savez(handle, keys=np.array(keys), vectors=np.stack(vectors).astype(np.float32))
     temporary.replace(target)  # readers never see half a shard
 
 

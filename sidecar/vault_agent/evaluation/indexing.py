@@ -11,9 +11,12 @@ from pathlib import Path
 
 from vault_agent.config import Settings, StoreSettings
 from vault_agent.evaluation.progress import OnProgress, no_progress
-from vault_agent.index.embedder import Embedder
-from vault_agent.index.indexer import IndexProgress, SyncReport
-from vault_agent.index.sparse import Bm25Encoder
+from vault_agent.index.embed.bm25 import Bm25Encoder
+from vault_agent.index.embed.minilm import Embedder
+from vault_agent.index.sync.status import (
+    IndexProgress,
+    SyncReport,
+)
 from vault_agent.index.vault_index import VaultIndex
 
 

@@ -22,8 +22,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from vault_agent.evaluation.metrics import mean
 from vault_agent.evaluation.modes import DEFAULT_MODES, EvalMode, searcher_for
 from vault_agent.evaluation.progress import OnProgress, no_progress
-from vault_agent.index.confidence import LOW_CONFIDENCE_COSINE, top_dense_cosine
-from vault_agent.index.search import Searcher
+from vault_agent.index.search.confidence import LOW_CONFIDENCE_COSINE, top_dense_cosine
+from vault_agent.index.search.searcher import Searcher
 from vault_agent.vault.graph import LinkGraph
 
 #: How deep each question's ranking goes (MRR is computed over this many notes).

@@ -29,9 +29,9 @@ from vault_agent.evaluation.questions import (
     load_questions,
     score_questions,
 )
-from vault_agent.index.confidence import LOW_CONFIDENCE_COSINE
-from vault_agent.index.embedder import Embedder, MiniLmEmbedder
-from vault_agent.index.sparse import Bm25Encoder
+from vault_agent.index.embed.bm25 import Bm25Encoder
+from vault_agent.index.embed.minilm import Embedder, MiniLmEmbedder
+from vault_agent.index.search.confidence import LOW_CONFIDENCE_COSINE
 
 #: Where dense vectors are cached between runs (see `cache.py`).
 DEFAULT_CACHE_DIR = Path(platformdirs.user_cache_dir(APP_NAME)) / "eval"

@@ -9,12 +9,16 @@ from __future__ import annotations
 from types import TracebackType
 
 from vault_agent.config import Settings
-from vault_agent.index.documents import Documents
-from vault_agent.index.embedder import Embedder, MiniLmEmbedder
-from vault_agent.index.indexer import Indexer
-from vault_agent.index.search import Searcher
-from vault_agent.index.sparse import Bm25Encoder
-from vault_agent.index.stores import open_store
+from vault_agent.index.documents.store import (
+    Documents,
+)
+from vault_agent.index.embed.bm25 import Bm25Encoder
+from vault_agent.index.embed.minilm import Embedder, MiniLmEmbedder
+from vault_agent.index.ingest import Ingest
+from vault_agent.index.search.searcher import Searcher
+from vault_agent.index.store.open import open_store
+from vault_agent.index.sync.indexer import Indexer
+from vault_agent.private_files import tighten_tree
 from vault_agent.vault.graph import LinkGraph
 
 
@@ -30,13 +34,17 @@ class VaultIndex:
         if not settings.vault_root.is_dir():
             raise FileNotFoundError(f"vault folder not found: {settings.vault_root}")
         self.settings = settings
+        # Its files hold the notes' text: whatever an older version or a umask left readable
+        # by others is tightened before anything opens them.
+        tighten_tree(settings.vault_data_dir)
         self.embedder = embedder or MiniLmEmbedder.from_settings(settings.index)
         self.sparse = sparse or Bm25Encoder()
         self.store = open_store(settings)
         self.graph = LinkGraph()
-        self.indexer = Indexer(settings, self.store, self.embedder, self.sparse, self.graph)
+        self.ingest = Ingest(self.store, self.embedder, self.sparse, settings.vault_id)
+        self.indexer = Indexer(settings, self.ingest, self.graph)
         self.searcher = Searcher(self.store, self.embedder, self.sparse)
-        self.documents = Documents(self.store, self.embedder, self.sparse, settings.vault_id)
+        self.documents = Documents(self.ingest)
 
     def close(self) -> None:
         """Flush and release the store (and the indexer's link cache)."""

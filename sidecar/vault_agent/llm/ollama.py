@@ -27,25 +27,33 @@ from ollama import AsyncClient, ResponseError
 from ollama._client import _parse_host
 
 from vault_agent.config import LlmSettings
-from vault_agent.llm.base import (
-    ChatEvent,
-    Finished,
-    Message,
+from vault_agent.llm.errors import (
     ModelResponseError,
-    RetryPolicy,
-    TextDelta,
-    ToolCall,
-    ToolCallsReady,
-    ToolSpec,
-    Usage,
     dropped_error,
     error_for_status,
-    finish_reason,
-    new_tool_call_id,
-    parse_tool_arguments,
-    run_stream,
     timeout_error,
     unreachable_error,
+)
+from vault_agent.llm.messages import (
+    Message,
+    ToolCall,
+    ToolSpec,
+    Usage,
+    new_tool_call_id,
+)
+from vault_agent.llm.model import (
+    ChatEvent,
+    Finished,
+    TextDelta,
+    ToolCallsReady,
+    finish_reason,
+)
+from vault_agent.llm.stream import (
+    RetryPolicy,
+    run_stream,
+)
+from vault_agent.llm.tool_text import (
+    parse_tool_arguments,
 )
 
 DEFAULT_MODEL = "qwen2.5:3b"

@@ -17,27 +17,35 @@ from typing import Any
 import httpx
 
 from vault_agent.config import LlmSettings
-from vault_agent.llm.base import (
-    ChatEvent,
-    Finished,
-    Message,
+from vault_agent.llm.errors import (
     ModelError,
     ModelResponseError,
     ModelUnavailableError,
-    RetryPolicy,
-    TextDelta,
-    ToolCall,
-    ToolCallsReady,
-    ToolSpec,
-    Usage,
     dropped_error,
     error_for_status,
-    finish_reason,
-    new_tool_call_id,
-    parse_tool_arguments,
-    run_stream,
     timeout_error,
     unreachable_error,
+)
+from vault_agent.llm.messages import (
+    Message,
+    ToolCall,
+    ToolSpec,
+    Usage,
+    new_tool_call_id,
+)
+from vault_agent.llm.model import (
+    ChatEvent,
+    Finished,
+    TextDelta,
+    ToolCallsReady,
+    finish_reason,
+)
+from vault_agent.llm.stream import (
+    RetryPolicy,
+    run_stream,
+)
+from vault_agent.llm.tool_text import (
+    parse_tool_arguments,
 )
 
 DEFAULT_BASE_URL = "http://127.0.0.1:1234/v1"

@@ -3,7 +3,8 @@
 What it shares lives under typed keys (`keys.py`); each client is opened and closed by a
 ``cleanup_ctx`` generator, so shutdown runs in reverse: the chat model's connections close,
 the background indexer stops (no worker thread touches the store after it), and the store is
-released last (with Qdrant Edge, its folder lock, so the CLI can open the index again).
+released last (with Qdrant Edge, its folder lock, so the CLI can open the index again). While
+it runs, no log line may hold its token (:mod:`vault_agent.server.redaction`).
 
 Tests and benchmarks pass in what they built once (an open `VaultIndex`, the embedders, a
 model); the app then borrows it and does not close it.
@@ -16,17 +17,20 @@ from collections.abc import AsyncIterator
 
 from aiohttp import web
 
+from vault_agent.agent.extractive import ExtractiveModel
 from vault_agent.config import Settings
-from vault_agent.index.embedder import Embedder
-from vault_agent.index.sparse import Bm25Encoder
+from vault_agent.index.embed.bm25 import Bm25Encoder
+from vault_agent.index.embed.minilm import Embedder
 from vault_agent.index.vault_index import VaultIndex
-from vault_agent.llm.base import ChatModel
-from vault_agent.llm.extractive import ExtractiveModel
+from vault_agent.llm.model import (
+    ChatModel,
+)
 from vault_agent.server.errors import error_middleware
 from vault_agent.server.index_service import BackgroundIndexer, IndexHolder
 from vault_agent.server.keys import INDEX, INDEXER, MODELS, OPENAPI, SETTINGS, TOKEN
 from vault_agent.server.model_service import ModelService
 from vault_agent.server.openapi import build_openapi
+from vault_agent.server.redaction import secrets_redacted
 from vault_agent.server.routes import ROUTES, setup_routes
 from vault_agent.server.security import (
     add_response_headers,
@@ -70,9 +74,20 @@ def make_app(
     app[OPENAPI] = build_openapi(ROUTES)
     app.on_response_prepare.append(add_response_headers)
     app.cleanup_ctx.extend(
-        [_index_ctx, functools.partial(_indexer_ctx, start=background_indexer), _model_ctx]
+        [
+            _redaction_ctx,
+            _index_ctx,
+            functools.partial(_indexer_ctx, start=background_indexer),
+            _model_ctx,
+        ]
     )
     return app
+
+
+async def _redaction_ctx(app: web.Application) -> AsyncIterator[None]:
+    """The token is kept out of every log line while the app runs (first in, last out)."""
+    with secrets_redacted(app[TOKEN]):
+        yield
 
 
 async def _index_ctx(app: web.Application) -> AsyncIterator[None]:

@@ -23,7 +23,10 @@ from vault_agent.agent.events import AgentEvent, ErrorEvent
 from vault_agent.agent.loop import AgentRequest, run_agent
 from vault_agent.agent.reader import ToolsContext
 from vault_agent.config import Settings
-from vault_agent.llm.base import ModelError, ModelUnavailableError
+from vault_agent.llm.errors import (
+    ModelError,
+    ModelUnavailableError,
+)
 from vault_agent.server.bodies import read_body
 from vault_agent.server.keys import INDEX, MODELS, SETTINGS
 from vault_agent.server.model_service import ModelService

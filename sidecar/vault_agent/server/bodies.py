@@ -2,9 +2,11 @@
 writing a response's.
 
 Size: a declared ``Content-Length`` over the limit is refused before anything is read, and
-aiohttp's ``client_max_size`` stops a chunked body at the same limit. Time: the whole body must
-arrive within ``server.body_timeout_s`` (a slow-drip client gets 408). Content: invalid JSON
-is 400, JSON of the wrong shape 422, each with a message naming the field.
+aiohttp's ``client_max_size`` stops a chunked body at the same limit; a compressed body is
+decoded strictly and its decompressed size limited alike (:mod:`.content_coding`). Time: the
+whole body must arrive within ``server.body_timeout_s`` (a slow-drip client gets 408). Content:
+a body that breaks off is 400, invalid JSON is 400, JSON of the wrong shape 422, each with a
+message naming the field.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import TypeVar
 from aiohttp import web
 from pydantic import BaseModel, ValidationError
 
+from vault_agent.server.content_coding import decode_body
 from vault_agent.server.errors import ApiError
 from vault_agent.server.keys import SETTINGS
 
@@ -55,6 +58,11 @@ async def read_json(request: web.Request, model: type[M], *, max_bytes: int, tim
         raise ApiError(
             408, "request_timeout", f"the request body did not arrive within {timeout_s:g} s"
         ) from None
+    except web.RequestPayloadError:
+        # A chunk that breaks the framing, or a connection closed mid-body; its message may
+        # quote the bytes, so it is not repeated.
+        raise ApiError(400, "invalid_body", "the request body could not be read whole") from None
+    raw = decode_body(raw, request.headers.get("Content-Encoding"), max_bytes)
     return parse_body(raw or b"{}", model)
 
 

@@ -12,7 +12,7 @@ from aiohttp import web
 from aiohttp.typedefs import Handler
 from pydantic import BaseModel
 
-from vault_agent.index.errors import StoreError
+from vault_agent.index.store.errors import StoreError
 
 log = logging.getLogger(__name__)
 
@@ -23,8 +23,10 @@ _CODES = {
     405: "method_not_allowed",
     408: "request_timeout",
     413: "body_too_large",
+    414: "uri_too_long",
     415: "unsupported_media_type",
     422: "invalid_request",
+    431: "headers_too_large",
 }
 
 

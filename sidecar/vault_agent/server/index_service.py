@@ -18,10 +18,13 @@ import threading
 from typing import Any
 
 from vault_agent.config import Settings
-from vault_agent.index.embedder import Embedder, MiniLmEmbedder
-from vault_agent.index.errors import StoreError
-from vault_agent.index.indexer import IndexProgress, SyncReport
-from vault_agent.index.sparse import Bm25Encoder
+from vault_agent.index.embed.bm25 import Bm25Encoder
+from vault_agent.index.embed.minilm import Embedder, MiniLmEmbedder
+from vault_agent.index.store.errors import StoreError
+from vault_agent.index.sync.status import (
+    IndexProgress,
+    SyncReport,
+)
 from vault_agent.index.vault_index import VaultIndex
 from vault_agent.server.errors import ApiError
 

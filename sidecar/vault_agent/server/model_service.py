@@ -11,8 +11,13 @@ import contextlib
 from collections.abc import AsyncIterator, Callable
 
 from vault_agent.config import LlmProfile, LlmSettings
-from vault_agent.llm.base import ChatModel, ModelError
-from vault_agent.llm.select import select_model
+from vault_agent.llm.errors import (
+    ModelError,
+)
+from vault_agent.llm.model import (
+    ChatModel,
+)
+from vault_agent.llm.registry import select_model
 
 
 class ModelService:

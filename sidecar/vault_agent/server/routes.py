@@ -17,10 +17,14 @@ from pydantic import BaseModel, ValidationError
 
 from vault_agent import __version__
 from vault_agent.agent.loop import AgentRequest
-from vault_agent.agent.reader import rebuild_markdown
-from vault_agent.index.documents import DocumentChanges, StoredDocument, WriteReport
-from vault_agent.index.related import related_notes
-from vault_agent.index.store import ChunkPayload, SearchFilter, Store
+from vault_agent.index.documents.models import (
+    DocumentChanges,
+    StoredDocument,
+    WriteReport,
+)
+from vault_agent.index.note_text import rebuild_markdown
+from vault_agent.index.search.related import related_notes
+from vault_agent.index.store.protocol import ChunkPayload, SearchFilter, Store
 from vault_agent.server.ask import ask
 from vault_agent.server.bodies import json_response, read_body, validation_error
 from vault_agent.server.errors import ApiError

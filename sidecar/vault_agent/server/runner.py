@@ -3,7 +3,10 @@ use to get a real socket with the very same settings.
 
 The address is fixed: the API is for the Obsidian on this machine, never the network.
 ``handler_cancellation`` is on, so a client that disconnects cancels its handler (an aborted
-question stops the agent and its model call).
+question stops the agent and its model call). Connections are accepted by
+:class:`~vault_agent.server.protocol.ApiSite` (a cap on open connections, JSON errors for
+requests aiohttp cannot parse). Request bodies are not decompressed by aiohttp:
+:mod:`vault_agent.server.bodies` does it strictly, within the body limit.
 """
 
 from __future__ import annotations
@@ -18,8 +21,9 @@ from aiohttp import web
 from vault_agent.config import Settings
 from vault_agent.server.app import make_app
 from vault_agent.server.keys import SETTINGS
+from vault_agent.server.protocol import HOST, ApiSite
 
-HOST = "127.0.0.1"
+__all__ = ["HOST", "serve", "start_server"]
 #: Open streams get this long to finish at shutdown before they are cancelled.
 SHUTDOWN_TIMEOUT_S = 3.0
 
@@ -29,18 +33,23 @@ async def start_server(app: web.Application, port: int) -> tuple[web.AppRunner, 
 
     Runs the app's start-up (index, indexer, model). Raises OSError when the port is taken.
     """
-    runner = web.AppRunner(
-        app,
-        handler_cancellation=True,
-        shutdown_timeout=SHUTDOWN_TIMEOUT_S,
+    limits = app[SETTINGS].server
+    runner = web.AppRunner(app, handler_cancellation=True, shutdown_timeout=SHUTDOWN_TIMEOUT_S)
+    await runner.setup()
+    site = ApiSite(
+        runner,
+        port,
+        limits.max_connections,
         access_log=None,
         # Bounds how long a connection may sit without a complete request (slowloris, idle
         # keep-alive): aiohttp's own default is an hour. Bodies have their own timeout.
-        keepalive_timeout=app[SETTINGS].server.idle_timeout_s,
+        keepalive_timeout=limits.idle_timeout_s,
+        # aiohttp would inflate a gzip body without a bound of its own, answer 500 to a corrupt
+        # one and read a truncated one as empty: bodies.py decodes them instead.
+        auto_decompress=False,
     )
-    await runner.setup()
     try:
-        await web.TCPSite(runner, HOST, port).start()
+        await site.start()
     except OSError:
         await runner.cleanup()
         raise

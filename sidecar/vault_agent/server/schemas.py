@@ -12,10 +12,14 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
-from vault_agent.index.indexer import FileStatus, IndexProgress, SyncReport
-from vault_agent.index.related import RelatedNote
-from vault_agent.index.search import SearchHit, SearchMode
-from vault_agent.index.store import SearchFilter
+from vault_agent.index.search.related import RelatedNote
+from vault_agent.index.search.searcher import SearchHit, SearchMode
+from vault_agent.index.store.protocol import SearchFilter
+from vault_agent.index.sync.status import (
+    FileStatus,
+    IndexProgress,
+    SyncReport,
+)
 
 MAX_QUERY_CHARS = 1_000
 MAX_LIMIT = 50

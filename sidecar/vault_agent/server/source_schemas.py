@@ -1,14 +1,14 @@
 """Bodies, answers and path parameters of the document API (`/v1/sources/...`).
 
 A document itself (`Document`, `DocumentChanges`, `StoredDocument`) is defined by the library
-(`vault_agent.index.documents`), which the CLI shares; the limits there are the API's.
+(`vault_agent.index.documents.store`), which the CLI shares; the limits there are the API's.
 """
 
 from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from vault_agent.index.documents import (
+from vault_agent.index.documents.models import (
     DOCUMENT_ID_PATTERN,
     MAX_DOCUMENTS_PER_REQUEST,
     SOURCE_PATTERN,
@@ -16,7 +16,7 @@ from vault_agent.index.documents import (
     SourceInfo,
     StoredDocument,
 )
-from vault_agent.index.store import VAULT_SOURCE
+from vault_agent.index.store.protocol import VAULT_SOURCE
 
 MAX_LIST_LIMIT = 1_000
 

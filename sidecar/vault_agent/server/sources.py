@@ -3,7 +3,7 @@
 They are registered in `routes.ROUTES` with the others (same auth, limits and error shape).
 Path parameters are checked first: the reserved `vault` source is refused (403) whatever the
 body, a malformed name or id is a 422. Writes embed in a worker thread and answer when the
-documents are searchable; see `vault_agent.index.documents` for what is stored.
+documents are searchable; see `vault_agent.index.documents.store` for what is stored.
 """
 
 from __future__ import annotations
@@ -16,15 +16,15 @@ from typing import TypeVar
 from aiohttp import web
 from pydantic import ValidationError
 
-from vault_agent.index.documents import (
+from vault_agent.index.documents.models import (
     DocumentChanges,
     DocumentError,
     DocumentLimitError,
-    Documents,
     ReservedSourceError,
     check_document_id,
     check_source,
 )
+from vault_agent.index.documents.store import Documents
 from vault_agent.server.bodies import json_response, read_body, validation_error
 from vault_agent.server.errors import ApiError
 from vault_agent.server.keys import INDEX

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Literal
 
 from vault_agent.config import Settings
+from vault_agent.private_files import private_dir
 
 log = logging.getLogger(__name__)
 
@@ -63,11 +64,12 @@ def resolve_token(settings: Settings, flag: str | None = None) -> Token:
 
 
 def load_or_create_token(path: Path) -> tuple[str, bool]:
-    """The token stored at `path`, generating it when absent; (token, created)."""
+    """The token stored at `path`, generating it when absent; (token, created). Its folder is
+    made (or found and made) private first."""
+    private_dir(path.parent)
     existing = _read(path)
     if existing is not None:
         return existing, False
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     token = secrets.token_urlsafe(32)
     # Written to a private temporary file, then linked into place: the token file never exists
     # half-written or with loose permissions, and of two sidecars starting at once the second

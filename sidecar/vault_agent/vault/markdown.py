@@ -238,7 +238,7 @@ def _wikilink_rule(state: StateInline, silent: bool) -> bool:
     return True
 
 
-def _link_label(state: StateInline, start: int, disable_nested: bool = False) -> int:
+def link_label(state: StateInline, start: int, disable_nested: bool = False) -> int:
     """markdown-it's `parseLinkLabel` (the end of the link text opened at `start`, or -1),
     except that it gives up when brackets nest deeper than `MAX_LABEL_NESTING`: without a
     bound, every "[" of a long run of them scans to the end of the paragraph (quadratic)."""
@@ -285,7 +285,7 @@ def _make_parser() -> MarkdownIt:
     dollarmath_plugin(parser, allow_labels=False, allow_space=False, allow_digits=False)
     parser.inline.ruler.before("link", "wikilink", _wikilink_rule)
     parser.helpers = SimpleNamespace(  # type: ignore[assignment]
-        parseLinkLabel=_link_label,
+        parseLinkLabel=link_label,
         parseLinkDestination=helpers.parseLinkDestination,
         parseLinkTitle=helpers.parseLinkTitle,
     )

@@ -1,0 +1,379 @@
+"""What an answer may render: images of the vault, links a click may follow, and plain formatting.
+
+An answer quotes notes, and a note can carry (or tell the model to build) a URL that a renderer
+would fetch by itself: an image whose address holds what the agent read is enough to send it
+away. So an answer is parsed the way a renderer parses it (markdown-it, CommonMark with tables
+and raw HTML on) and every URL in it is judged by :mod:`vault_agent.agent.vault_urls` after
+entity decoding, unescaping and WHATWG URL parsing, never by how it is spelled:
+
+- an image (inline, reference-style, in a table or a quote) that is not a vault resource is
+  removed, and so is the reference definition it used;
+- a link whose URL is not a safe link (``javascript:``, ``obsidian:``, ``data:``...) becomes its
+  text, as does an autolink to one; links to web pages stay links (a click is not a load);
+- raw HTML is removed, tag by tag, except a few formatting tags written without attributes
+  (``<b>``, ``<br>``, ``<sub>``...), which cannot name a URL; the text between tags stays, the
+  content of ``<style>``, ``<script>`` and the like goes with them. A ``<`` that starts no
+  complete tag becomes ``&lt;``, so nothing left can open a tag;
+- a reference definition that is neither a vault resource nor a safe link is removed.
+
+Code spans and blocks render as text and are left alone. The rewritten text is parsed again
+until nothing changes (a removal can never make a new image, but the check costs little). The
+answer's ``[[wikilinks]]`` are the citation check's (:mod:`vault_agent.agent.citations.checker`): it
+turns every embed ``![[...]]`` into a link or removes it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from types import SimpleNamespace
+from typing import Any
+
+from markdown_it import MarkdownIt, helpers
+from markdown_it.common.html_re import HTML_TAG_RE
+from markdown_it.rules_inline import StateInline
+from markdown_it.token import Token
+
+from vault_agent.agent.vault_urls import is_safe_link, is_vault_resource
+from vault_agent.vault.markdown import link_label
+
+#: Raw HTML that may stay: these tags, with no attribute, on one line.
+_ALLOWED_TAG = re.compile(
+    r"</?(?:b|i|em|strong|u|s|del|ins|sub|sup|mark|kbd|small|br|wbr|hr|p|div|span|code|pre"
+    r"|blockquote|ul|ol|li|dl|dt|dd|table|thead|tbody|tr|th|td|details|summary|h[1-6])"
+    r"[ \t]*/?>",
+    re.IGNORECASE,
+)
+#: Elements whose content is no text to show: removed with their tags.
+_RAW_TEXT = frozenset(
+    {"script", "style", "textarea", "title", "xmp", "iframe", "noembed", "noframes", "noscript"}
+)
+_OPEN_TAG_NAME = re.compile(r"<([A-Za-z][A-Za-z0-9-]*)")
+#: Characters escaped when a link's text replaces the link, so that it stays text.
+_MARKUP = re.compile(r"([\\`*_\[\]<>!&~|])")
+#: At most this many rewrite passes; an answer needing more is shown as plain text.
+MAX_PASSES = 8
+#: A removed tag is reported with at most this many characters.
+_REPORTED = 200
+
+
+@dataclass
+class SafeMarkdown:
+    """An answer with nothing left that loads a URL by itself, and what was taken out."""
+
+    markdown: str
+    removed: list[str] = field(default_factory=list)
+    """The URLs of removed images and definitions, and the removed HTML tags that open an
+    element or comment (closing tags are not listed)."""
+
+
+def sanitise_markdown(markdown: str) -> SafeMarkdown:
+    """``markdown`` rewritten so that rendering it loads nothing but vault resources."""
+    # The parser works on normalised text (CRLF, NUL): edits are made on the same text.
+    text = markdown.replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "\ufffd")
+    removed: list[str] = []
+    for _ in range(MAX_PASSES):
+        edits = _edits(text, removed)
+        rewritten = _apply(text, edits)
+        if rewritten == text:
+            return SafeMarkdown(text, _unique(removed))
+        text = rewritten
+    # Never seen: each pass removes what it finds. If it ever happens, escape all markup.
+    return SafeMarkdown(_MARKUP.sub(r"\\\1", text), _unique(removed))
+
+
+@dataclass(frozen=True)
+class _Edit:
+    """Replace ``text[start:end]`` with ``replacement``."""
+
+    start: int
+    end: int
+    replacement: str
+
+
+def _edits(text: str, removed: list[str]) -> list[_Edit]:
+    """What to change in ``text`` (one parse), recording what goes into ``removed``."""
+    env: dict[str, Any] = {}
+    tokens = _PARSER.parse(text, env)
+    lines = _Lines(text)
+    edits: list[_Edit] = []
+    unsafe_images: set[str] = set()
+    definitions: list[Token] = []
+    for index, token in enumerate(tokens):
+        if token.type == "inline" and token.children and token.map:
+            found = _inline_edits(token.children, removed, unsafe_images)
+            if not found:
+                continue
+            to_source = lines.locate(token, tokens[index - 1] if index else None)
+            if to_source is None:  # never seen: all markup of the block's lines made text
+                start, end = lines.span(token.map)
+                edits.append(_Edit(start, end, _MARKUP.sub(r"\\\1", text[start:end])))
+                continue
+            edits += [_Edit(*to_source(e.start, e.end), e.replacement) for e in found]
+        elif token.type == "html_block" and token.map:
+            edits += _html_edits(text, *lines.span(token.map), removed)
+            # Markdown inside raw HTML is text to markdown-it, but a renderer that ends the
+            # block elsewhere would read it: its images and links are judged as well.
+            inline = _PARSER.parseInline(token.content, env)[0]
+            found = _inline_edits(inline.children or [], removed, unsafe_images, markup_only=True)
+            to_source = lines.locate(token, None) if found else None
+            if to_source is not None:
+                edits += [_Edit(*to_source(e.start, e.end), e.replacement) for e in found]
+            elif found:  # never seen: as above (this edit covers the block's others)
+                start, end = lines.span(token.map)
+                edits.append(_Edit(start, end, _MARKUP.sub(r"\\\1", text[start:end])))
+        elif token.type == "definition" and token.map:
+            definitions.append(token)
+    for definition in definitions:
+        url = str(definition.meta["url"])
+        if (is_vault_resource(url) or is_safe_link(url)) and url not in unsafe_images:
+            continue
+        start, end = lines.span(definition.map or [0, 0])
+        # The definition starts at its "[", after any quote or list markers of its line.
+        start = text.index("[", start, end)
+        edits.append(_Edit(start, end, ""))
+        removed.append(url)
+    return edits
+
+
+def _inline_edits(
+    children: list[Token], removed: list[str], unsafe_images: set[str], markup_only: bool = False
+) -> list[_Edit]:
+    """Edits for one paragraph, heading or table cell, in its text's offsets (the spans its
+    tokens carry); with ``markup_only``, for markdown images and links alone."""
+    edits: list[_Edit] = []
+    for index, child in enumerate(children):
+        if "span" not in child.meta:
+            continue  # text gathered between rules: nothing to judge
+        span: tuple[int, int] = child.meta["span"]
+        if child.type == "image":
+            src = str(child.attrs.get("src", ""))
+            if is_vault_resource(src):
+                continue
+            removed.append(src)
+            unsafe_images.add(src)
+            edits.append(_Edit(*span, ""))
+        elif child.type == "link_open":
+            if is_safe_link(str(child.attrs.get("href", ""))):
+                continue
+            edits.append(_Edit(*span, _MARKUP.sub(r"\\\1", _link_text(children, index))))
+        elif child.type == "html_inline" and not markup_only:
+            if _ALLOWED_TAG.fullmatch(child.content):
+                continue
+            start, end = span
+            name = _opened(child.content)
+            last = index
+            if name in _RAW_TEXT:  # <style>...</style>: the content goes too
+                last = _closing_index(children, index, name)
+                end = children[last].meta["span"][1]
+            if name or child.content.startswith("<!"):
+                removed.append("".join(c.content for c in children[index : last + 1])[:_REPORTED])
+            edits.append(_Edit(start, end, ""))
+    return edits
+
+
+def _html_edits(text: str, start: int, end: int, removed: list[str]) -> list[_Edit]:
+    """Edits for a raw HTML block: every tag removed but the allowed ones, every other ``<``
+    escaped, so no tag is left to open."""
+    edits: list[_Edit] = []
+    position = start
+    while (lt := text.find("<", position, end)) >= 0:
+        tag = HTML_TAG_RE.match(text, lt, end)
+        if tag is None:
+            edits.append(_Edit(lt, lt + 1, "&lt;"))
+            position = lt + 1
+            continue
+        position = tag.end()
+        if _ALLOWED_TAG.fullmatch(tag.group()):
+            continue
+        name = _opened(tag.group())
+        if name in _RAW_TEXT:
+            closing = re.compile(rf"</{name}\b[^>]*>", re.IGNORECASE).search(text, position, end)
+            position = closing.end() if closing else end
+        if name or tag.group().startswith("<!"):
+            removed.append(text[lt:position][:_REPORTED])
+        edits.append(_Edit(lt, position, ""))
+    return edits
+
+
+def _link_text(children: list[Token], open_index: int) -> str:
+    """The words of the link opened at ``open_index`` (images and markup left out)."""
+    words: list[str] = []
+    for child in children[open_index + 1 :]:
+        if child.type == "link_close":
+            break
+        if child.type in ("text", "text_special", "code_inline"):
+            words.append(child.content)
+        elif child.type in ("softbreak", "hardbreak"):
+            words.append(" ")
+    return "".join(words)
+
+
+def _opened(tag: str) -> str | None:
+    """The element name of an opening tag (lower case), None for a closing tag or comment."""
+    match = _OPEN_TAG_NAME.match(tag)
+    return match.group(1).lower() if match else None
+
+
+def _closing_index(children: list[Token], open_index: int, name: str) -> int:
+    """The index of the tag closing the element opened at ``open_index`` (itself if none)."""
+    closing = re.compile(rf"</{name}\s*>", re.IGNORECASE)
+    for index in range(open_index + 1, len(children)):
+        child = children[index]
+        if child.type == "html_inline" and closing.fullmatch(child.content):
+            return index
+    return open_index
+
+
+def _apply(text: str, edits: list[_Edit]) -> str:
+    """``text`` with ``edits`` made; an edit inside one already made (an image inside a link
+    that became text) is skipped."""
+    out: list[str] = []
+    position = 0
+    for edit in sorted(edits, key=lambda e: (e.start, -e.end)):
+        if edit.start < position:
+            continue
+        out.append(text[position : edit.start])
+        out.append(edit.replacement)
+        position = edit.end
+    out.append(text[position:])
+    return "".join(out)
+
+
+def _unique(values: list[str]) -> list[str]:
+    return list(dict.fromkeys(values))
+
+
+class _Lines:
+    """Source lines, and where an inline token's text lies in them.
+
+    markdown-it gives blocks their lines but inline tokens no offsets, and a block's inline
+    text is its lines without quote and list markers and indentation. Each line of that text
+    is the end of its source line (paragraphs, setext headings), the text after the ``#``
+    markers (headings) or the next cell of its row (tables): found there and checked."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.starts = [0]
+        for match in re.finditer("\n", text):
+            self.starts.append(match.end())
+        self._cells: dict[int, int] = {}
+
+    def line(self, number: int) -> str:
+        start = self.starts[number]
+        end = self.starts[number + 1] - 1 if number + 1 < len(self.starts) else len(self.text)
+        return self.text[start:end]
+
+    def span(self, lines: list[int]) -> tuple[int, int]:
+        """Source offsets of lines ``[first, last)``."""
+        first, last = lines
+        start = self.starts[first]
+        end = self.starts[last] - 1 if last < len(self.starts) else len(self.text)
+        return start, max(start, end)
+
+    def locate(
+        self, token: Token, opener: Token | None
+    ) -> Callable[[int, int], tuple[int, int]] | None:
+        """Maps a span of ``token.content`` to a span of the source, or None."""
+        first = (token.map or [0, 0])[0]
+        content_lines = token.content.removesuffix("\n").split("\n")
+        offsets: list[int] = []  # where each content line starts in the source
+        for number, content in enumerate(content_lines, start=first):
+            if number >= len(self.starts):
+                return None
+            line = self.line(number)
+            found = self._find(
+                line, content, number, opener, number == first + len(content_lines) - 1
+            )
+            if found is None:
+                return None
+            offsets.append(self.starts[number] + found)
+        line_starts = [0]
+        for content in content_lines[:-1]:
+            line_starts.append(line_starts[-1] + len(content) + 1)
+
+        def to_source(start: int, end: int) -> tuple[int, int]:
+            return _at(start, offsets, line_starts), _at(end - 1, offsets, line_starts) + 1
+
+        return to_source
+
+    def _find(
+        self, line: str, content: str, number: int, opener: Token | None, last: bool
+    ) -> int | None:
+        kind = opener.type if opener is not None else ""
+        if not kind:  # a raw HTML block: each line the end of its source line
+            return len(line) - len(content) if line.endswith(content) else None
+        if kind in ("th_open", "td_open"):
+            at = line.find(content, self._cells.get(number, 0))
+            if at >= 0:
+                self._cells[number] = at + len(content)
+            return at if at >= 0 else None
+        if kind == "heading_open" and opener is not None and opener.markup.startswith("#"):
+            at = line.find(content, len(line) - len(line.lstrip(" \t#")))
+            return at if at >= 0 else None
+        # A paragraph (or setext heading) line: the rest of its source line; the last one
+        # without its trailing whitespace.
+        visible = line.rstrip() if last else line
+        return len(visible) - len(content) if visible.endswith(content) else None
+
+
+def _at(index: int, offsets: list[int], line_starts: list[int]) -> int:
+    """The source offset of ``index`` in a token's content."""
+    line = 0
+    while line + 1 < len(line_starts) and line_starts[line + 1] <= index:
+        line += 1
+    return offsets[line] + index - line_starts[line]
+
+
+def _spanned(rule: Callable[[StateInline, bool], bool]) -> Callable[[StateInline, bool], bool]:
+    """``rule``, recording on the tokens it makes the span of text it consumed."""
+
+    def spanned(state: StateInline, silent: bool) -> bool:
+        start, count = state.pos, len(state.tokens)
+        matched = rule(state, silent)
+        if matched and not silent:
+            for token in state.tokens[count:]:
+                token.meta.setdefault("span", (start, state.pos))
+        return matched
+
+    return spanned
+
+
+def _as_written(url: str) -> str:
+    return url
+
+
+def _accept(url: str) -> bool:
+    return True
+
+
+def _make_parser() -> MarkdownIt:
+    options: dict[str, Any] = {"html": True, "inline_definitions": True}
+    parser = MarkdownIt("commonmark", options).enable(["table", "strikethrough"])
+    # Each URL as written (entities decoded, escapes removed): judged here, not by markdown-it,
+    # whose percent-encoding would hide backslashes another renderer reads as slashes.
+    parser.normalizeLink = _as_written  # type: ignore[method-assign]
+    parser.validateLink = _accept  # type: ignore[method-assign]
+    parser.helpers = SimpleNamespace(  # type: ignore[assignment]
+        parseLinkLabel=link_label,  # linear on runs of "[" (see vault/markdown.py)
+        parseLinkDestination=helpers.parseLinkDestination,
+        parseLinkTitle=helpers.parseLinkTitle,
+    )
+    for name in parser.inline.ruler.get_all_rules():
+        parser.inline.ruler.at(name, _spanned(_rule(parser, name)))
+    return parser
+
+
+def _rule(parser: MarkdownIt, name: str) -> Callable[[StateInline, bool], bool]:
+    for rule in _rules(parser):
+        if rule.name == name:
+            return rule.fn  # type: ignore[no-any-return]
+    raise KeyError(name)
+
+
+def _rules(parser: MarkdownIt) -> Iterator[Any]:
+    yield from parser.inline.ruler.__rules__
+
+
+_PARSER = _make_parser()

@@ -1,0 +1,85 @@
+"""Running the model's tool calls for one request: nothing a model sends can crash it.
+
+Malformed or invalid arguments, unknown tools and failing lookups all come back as an error
+result whose text tells the model what to fix; a call repeated word for word gets the same
+result, said plainly. The store is synchronous, so calls run in worker threads
+(``asyncio.to_thread``), several at once when the model asks for parallel calls.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from vault_agent.agent.reader import NoteReader, ToolError, ToolsContext
+from vault_agent.agent.tools import TOOLS, Tool, ToolResult, argument_schema
+from vault_agent.llm.messages import ToolCall
+
+log = logging.getLogger(__name__)
+
+
+class Toolbox:
+    """Runs the model's tool calls for one request; never raises for anything the model sent."""
+
+    def __init__(
+        self,
+        context: ToolsContext,
+        overrides: Mapping[str, str] | None = None,
+        source_file: str = "",
+    ) -> None:
+        self.reader = NoteReader(context, dict(overrides or {}), source_file)
+        self._done: dict[str, ToolResult] = {}
+
+    async def run(self, call: ToolCall) -> ToolResult:
+        """Run one call in a worker thread; errors come back as error results."""
+        if call.arguments_error:
+            return ToolResult.error(
+                f"the arguments of {call.name} could not be read ({call.arguments_error}). "
+                "Send them again as one JSON object."
+            )
+        tool = TOOLS.get(call.name)
+        if tool is None:
+            return ToolResult.error(
+                f"there is no tool '{call.name}'; the tools are: {', '.join(TOOLS)}"
+            )
+        try:
+            arguments = tool.arguments.model_validate(call.arguments)
+        except ValidationError as error:
+            return ToolResult.error(_explain(call.name, error))
+        key = f"{call.name}:{arguments.model_dump_json()}"
+        if key in self._done:
+            # Small models repeat a call they already made; the same answer, said plainly.
+            earlier = self._done[key]
+            return ToolResult(
+                content="(You already made this exact call; same result.)\n" + earlier.content,
+                summary="repeated call: " + earlier.summary,
+                notes=earlier.notes,
+                ok=earlier.ok,
+            )
+        result = await asyncio.to_thread(self._run_sync, tool, arguments)
+        self._done[key] = result
+        return result
+
+    def _run_sync(self, tool: Tool[Any], arguments: BaseModel) -> ToolResult:
+        try:
+            return tool.function(self.reader, arguments)
+        except ToolError as error:
+            return ToolResult.error(str(error))
+        except Exception as error:  # a broken index must not end the conversation
+            log.exception("tool %s failed", tool.name)
+            return ToolResult.error(f"{tool.name} failed: {error}")
+
+
+def _explain(name: str, error: ValidationError) -> str:
+    problems = []
+    for item in error.errors(include_url=False):
+        where = ".".join(str(part) for part in item["loc"]) or "arguments"
+        got = json.dumps(item.get("input"), default=str)[:80]
+        problems.append(f"{where}: {item['msg']} (got {got})")
+    schema = json.dumps(argument_schema(TOOLS[name].arguments)["properties"])
+    return f"invalid arguments for {name}: {'; '.join(problems)}. Expected: {schema}"

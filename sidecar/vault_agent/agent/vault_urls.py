@@ -1,0 +1,66 @@
+"""Which URLs an answer may load, and which it may link to, decided the way a browser reads them.
+
+A URL is judged after WHATWG URL parsing (the ada parser, what browsers implement): tabs and
+newlines inside it are dropped, backslashes count as slashes for web schemes, ``https:/x`` and
+``http:x`` have a host, ``HTTPS://`` is ``https://``. Spellings never matter, the parsed URL does.
+
+- A **vault resource** may load (an image, a video...): a relative path (an attachment beside the
+  notes, or ``#fragment``, ``?query``, ``/absolute/path``: all on the page's own origin), or an
+  ``app:`` URL, the scheme Obsidian serves vault files on. Nothing with another scheme (https:,
+  data:, blob:, file:, javascript:...) and nothing protocol-relative (``//host``) loads.
+- A **safe link** may stay a clickable link: a vault resource, or an ``http:``/``https:`` page.
+  A click is the user's choice, not an automatic load; other schemes (``javascript:``,
+  ``obsidian:``, which can run commands of other plugins, ``file:``, ``data:``...) are not.
+"""
+
+from __future__ import annotations
+
+import ada_url
+
+#: Relative URLs are resolved against pages on this host, which is never a real one. A relative
+#: path stays on it; anything naming a host of its own (//host, \\host, https:host) leaves it.
+_BASE_HOST = "vault.invalid"
+#: Two schemes: the URL standard reads ``https:x`` as a relative path on an ``https:`` page (and
+#: ``http:x`` on an ``http:`` one) but as ``https://x/`` anywhere else, Obsidian's ``app:`` page
+#: included. Only a URL relative on both is relative everywhere.
+_BASES = (f"https://{_BASE_HOST}/vault/", f"http://{_BASE_HOST}/vault/")
+RESOURCE_SCHEMES = frozenset({"app:"})
+LINK_SCHEMES = frozenset({"http:", "https:"})
+
+
+def is_vault_resource(url: str) -> bool:
+    """True when loading ``url`` (as an image, media, frame or style) stays on this machine."""
+    absolute = _scheme(url)
+    if absolute is not None:
+        return absolute in RESOURCE_SCHEMES
+    return _stays_relative(url)
+
+
+def is_safe_link(url: str) -> bool:
+    """True when ``url`` may stay a clickable link: a vault resource or a web page."""
+    absolute = _scheme(url)
+    if absolute is not None:
+        return absolute in RESOURCE_SCHEMES or absolute in LINK_SCHEMES
+    return _stays_relative(url)
+
+
+def _scheme(url: str) -> str | None:
+    """The scheme (``"https:"``) of ``url`` parsed on its own, or None when it has none (or
+    is no valid URL by itself)."""
+    if not ada_url.check_url(url):
+        return None
+    return str(ada_url.parse_url(url, attributes=("protocol",))["protocol"]).lower()
+
+
+def _stays_relative(url: str) -> bool:
+    """True when ``url`` resolved against a page stays on that page's scheme and host."""
+    for base in _BASES:
+        try:
+            resolved = ada_url.parse_url(
+                ada_url.join_url(base, url), attributes=("protocol", "host")
+            )
+        except ValueError:
+            return False
+        if not base.startswith(str(resolved["protocol"])) or resolved["host"] != _BASE_HOST:
+            return False
+    return True

@@ -1,0 +1,5 @@
+"""`python -m vault_agent.cli`."""
+
+from vault_agent.cli.main import app
+
+app()

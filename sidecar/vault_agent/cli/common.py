@@ -1,0 +1,89 @@
+"""What every command shares: the consoles, the --vault option, settings, the open index and
+a sync with a progress bar."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from vault_agent.config import Settings
+from vault_agent.index.store.errors import StoreError
+from vault_agent.index.sync.status import IndexProgress, SyncReport
+from vault_agent.index.vault_index import VaultIndex
+
+console = Console()
+errors = Console(stderr=True)
+
+VaultOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--vault",
+        help="Vault folder (default: the vault containing the current folder, "
+        "else $VAULT_AGENT_VAULT, else the current folder).",
+        file_okay=False,
+    ),
+]
+
+
+def load_settings(vault: Path | None) -> Settings:
+    """Settings from the environment, with the vault chosen as the CLI documents."""
+    settings = Settings()
+    if vault is not None:
+        return settings.model_copy(update={"vault": vault})
+    if "VAULT_AGENT_VAULT" not in os.environ:
+        enclosing = enclosing_vault(Path.cwd())
+        if enclosing is not None:
+            return settings.model_copy(update={"vault": enclosing})
+    return settings
+
+
+def open_index(settings: Settings) -> VaultIndex:
+    """Open the vault's index or exit with a message a user can act on."""
+    try:
+        return VaultIndex(settings)
+    except (StoreError, FileNotFoundError) as error:
+        errors.print(f"[red]error:[/red] {error}")
+        raise typer.Exit(1) from error
+
+
+def sync_with_progress(vault_index: VaultIndex, quiet: bool = False) -> SyncReport:
+    try:
+        if quiet or not sys.stderr.isatty():
+            return vault_index.indexer.sync()
+        with Progress(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[chunks]} chunks"),
+            TimeElapsedColumn(),
+            console=errors,
+            transient=True,
+        ) as progress:
+            task = progress.add_task("Scanning", total=None, chunks=0)
+
+            def show(state: IndexProgress) -> None:
+                progress.update(
+                    task,
+                    description=state.state.capitalize(),
+                    total=state.files_total or None,
+                    completed=state.files_done,
+                    chunks=state.chunks_done,
+                )
+
+            return vault_index.indexer.sync(on_progress=show)
+    except StoreError as error:
+        errors.print(f"[red]error:[/red] {error}")
+        raise typer.Exit(1) from error
+
+
+def enclosing_vault(start: Path) -> Path | None:
+    for folder in [start, *start.parents]:
+        if (folder / ".obsidian").is_dir():
+            return folder
+    return None

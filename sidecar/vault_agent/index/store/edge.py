@@ -1,0 +1,242 @@
+"""`EdgeStore`: the default `Store`, Qdrant Edge running inside the sidecar process.
+
+One shard folder per vault, outside the vault. Qdrant Edge locks the shard's write-ahead log, so
+only one process can hold a folder at a time; a second one gets `StoreLockedError`. The shard is
+never `optimize()`d here: that builds HNSW and payload indexes and took 385 s at 100k points on
+two busy cores, far too long for the sync path. Unoptimised queries stay in the low milliseconds
+at vault sizes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
+
+from qdrant_edge import (
+    CountRequest,
+    Distance,
+    EdgeConfig,
+    EdgeShard,
+    EdgeSparseVectorParams,
+    EdgeVectorParams,
+    FieldCondition,
+    Filter,
+    MatchAny,
+    MatchValue,
+    Modifier,
+    PayloadSchemaType,
+    PayloadSelector,
+    Point,
+    Query,
+    QueryBatchRequest,
+    QueryRequest,
+    RangeDateTime,
+    ScrollRequest,
+    UpdateOperation,
+)
+from qdrant_edge import SparseVector as EdgeSparseVector
+
+from vault_agent.index.store.conditions import AnyOf, Condition, IntEquals, NoneOf
+from vault_agent.index.store.errors import StoreError, StoreLockedError
+from vault_agent.index.store.protocol import (
+    DATETIME_FIELDS,
+    DENSE_DIM,
+    DENSE_VECTOR,
+    INTEGER_FIELDS,
+    KEYWORD_FIELDS,
+    SPARSE_VECTOR,
+    ChunkPayload,
+    EmbeddedChunk,
+    SparseVector,
+    StoredHit,
+    VectorQuery,
+)
+from vault_agent.index.store.qdrant import QdrantStore
+from vault_agent.private_files import private_dir, tighten_tree
+
+if TYPE_CHECKING:
+    from qdrant_edge import ConditionType, NamedVector
+
+#: Points per update call: bounds the size of one request handed to the engine.
+UPSERT_BATCH = 512
+
+
+class EdgeStore(QdrantStore[Filter]):
+    """A `Store` backed by a Qdrant Edge shard in the folder `path` (created if missing)."""
+
+    upsert_batch = UPSERT_BATCH
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._shard: EdgeShard | None = _open_shard(path)
+
+    # -- lifecycle --------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Flush segments to disk and release the folder lock (idempotent)."""
+        if self._shard is not None:
+            shard, self._shard = self._shard, None
+            shard.flush()
+            shard.close()
+
+    def __enter__(self) -> EdgeStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- the engine's primitives (see QdrantStore) ------------------------------------------
+
+    def _upsert(self, chunks: Sequence[EmbeddedChunk]) -> None:
+        # The WAL makes the points durable without a flush.
+        self._live().update(UpdateOperation.upsert_points([_point(c) for c in chunks]))
+
+    def _delete(self, flt: Filter) -> None:
+        self._live().update(UpdateOperation.delete_points_by_filter(flt))
+
+    def _set_payload(self, flt: Filter, values: dict[str, Any]) -> None:
+        self._live().update(UpdateOperation.set_payload_by_filter(flt, values))
+
+    def _search(self, queries: Sequence[VectorQuery], flt: Filter | None) -> list[list[StoredHit]]:
+        requests = [
+            QueryRequest(limit=query.limit, query=_nearest(query), filter=flt, with_payload=True)
+            for query in queries
+        ]
+        found = self._live().query_batch(QueryBatchRequest(requests))
+        return [
+            [
+                StoredHit(
+                    id=str(p.id), score=p.score, payload=ChunkPayload.model_validate(p.payload)
+                )
+                for p in points
+            ]
+            for points in found
+        ]
+
+    def _scroll_page(
+        self, flt: Filter | None, keys: list[str] | None, limit: int, offset: Any
+    ) -> tuple[list[dict[str, Any]], Any]:
+        records, next_offset = self._live().scroll(
+            ScrollRequest(
+                offset=offset,
+                limit=limit,
+                filter=flt,
+                with_payload=True if keys is None else PayloadSelector.Include(keys),
+                with_vector=False,
+            )
+        )
+        return [record.payload or {} for record in records], next_offset
+
+    def _dense_page(
+        self, flt: Filter, keys: list[str], limit: int, offset: Any
+    ) -> tuple[list[tuple[dict[str, Any], list[float]]], Any]:
+        records, next_offset = self._live().scroll(
+            ScrollRequest(
+                offset=offset,
+                limit=limit,
+                filter=flt,
+                with_payload=PayloadSelector.Include(keys),
+                with_vector=[DENSE_VECTOR],
+            )
+        )
+        page = [(record.payload or {}, _dense_of(record.vector)) for record in records]
+        return [(payload, vector) for payload, vector in page if vector is not None], next_offset
+
+    def _count(self, flt: Filter | None) -> int:
+        return self._live().count(CountRequest(exact=True, filter=flt))
+
+    def _condition(self, condition: Condition) -> tuple[bool, ConditionType]:
+        if isinstance(condition, AnyOf | NoneOf):
+            match = FieldCondition(key=condition.key, match=MatchAny(any=condition.values))
+            return isinstance(condition, AnyOf), match
+        if isinstance(condition, IntEquals):
+            return True, FieldCondition(key=condition.key, match=MatchValue(value=condition.value))
+        span = RangeDateTime(gte=condition.gte, lt=condition.lt)
+        return True, FieldCondition(key=condition.key, range=span)
+
+    def _combine(self, must: list[Any], must_not: list[Any]) -> Filter:
+        return Filter(must=must or None, must_not=must_not or None)
+
+    def _live(self) -> EdgeShard:
+        if self._shard is None:
+            raise StoreError(f"the index at {self.path} is closed")
+        return self._shard
+
+
+def _open_shard(path: Path) -> EdgeShard:
+    """Load the shard at `path`, creating it (and its payload indexes) when the folder is new."""
+    config = EdgeConfig(
+        vectors={DENSE_VECTOR: EdgeVectorParams(size=DENSE_DIM, distance=Distance.Cosine)},
+        sparse_vectors={SPARSE_VECTOR: EdgeSparseVectorParams(modifier=Modifier.Idf)},
+    )
+    try:
+        # Qdrant Edge writes its files with modes of its own: this folder keeps them private.
+        private_dir(path)
+    except OSError as exc:
+        raise StoreError(f"cannot create the index folder {path}: {exc}") from exc
+    try:
+        # With a config, load() also initialises an empty folder, and checks an existing
+        # shard against our vector layout instead of silently using another one.
+        shard = EdgeShard.load(str(path), config)
+    except Exception as exc:  # qdrant-edge raises plain Exception with a message
+        raise _open_error(path, exc) from exc
+    tighten_tree(path)  # what an older version, or another umask, left readable
+    _ensure_payload_indexes(shard)
+    return shard
+
+
+def _open_error(path: Path, exc: Exception) -> StoreError:
+    """Turn qdrant-edge's untyped load failure into an error a user can act on."""
+    message = str(exc)
+    # The WAL is guarded by an exclusive non-blocking file lock; a second holder (another
+    # process, or a second EdgeStore in this one) fails with "Can't init WAL: Kind(WouldBlock)".
+    if "WouldBlock" in message:
+        return StoreLockedError(
+            f"the index at {path} is held by another vault-agent process (a running "
+            "`vault-agent serve`?). Stop it, or send the request through the running sidecar."
+        )
+    if "incompatible" in message.lower():
+        return StoreError(
+            f"the index at {path} was built with a different vector layout ({message}). "
+            "Delete that folder to rebuild the index."
+        )
+    return StoreError(f"cannot open the index at {path}: {message}")
+
+
+def _ensure_payload_indexes(shard: EdgeShard) -> None:
+    """Create the payload indexes a new shard needs (or an older one lacks)."""
+    wanted = (
+        [(k, PayloadSchemaType.Keyword) for k in KEYWORD_FIELDS]
+        + [(k, PayloadSchemaType.Integer) for k in INTEGER_FIELDS]
+        + [(k, PayloadSchemaType.Datetime) for k in DATETIME_FIELDS]
+    )
+    existing = shard.info().payload_schema
+    for key, schema in wanted:
+        if key not in existing:
+            shard.update(UpdateOperation.create_field_index(key, schema))
+
+
+def _point(chunk: EmbeddedChunk) -> Point:
+    vectors: dict[str, NamedVector] = {
+        DENSE_VECTOR: chunk.dense,
+        SPARSE_VECTOR: _sparse(chunk.sparse),
+    }
+    return Point(id=chunk.id, vector=vectors, payload=chunk.payload.model_dump())
+
+
+def _sparse(vector: SparseVector) -> EdgeSparseVector:
+    return EdgeSparseVector(indices=vector.indices, values=vector.values)
+
+
+def _dense_of(vectors: object) -> list[float] | None:
+    """The dense vector of a scrolled record's named vectors (None when it has none)."""
+    if isinstance(vectors, dict) and isinstance(vectors.get(DENSE_VECTOR), list):
+        return cast(list[float], vectors[DENSE_VECTOR])
+    return None
+
+
+def _nearest(query: VectorQuery) -> Query:
+    if isinstance(query.vector, SparseVector):
+        return Query.Nearest(_sparse(query.vector), using=SPARSE_VECTOR)
+    return Query.Nearest(list(query.vector), using=DENSE_VECTOR)

@@ -1,0 +1,430 @@
+"""Keeps the store in step with the vault: full and incremental sync, watch mode, status.
+
+A sync compares the vault on disk with what the store holds (`Store.file_states`): files whose
+mtime and size are unchanged cost one `stat`; changed files are hashed, and only a changed hash
+is parsed, chunked and embedded. Each file's old points are deleted before its new ones are
+written, and every chunk records how many chunks its file has, so a sync interrupted at any
+point (Ctrl-C, kill -9) leaves files that the next sync sees as missing or incomplete and
+redoes: the index converges with no duplicate and no missing chunk. A sync only ever looks at
+the vault's own points (`source` "vault"): documents of other sources share the store, and their
+`file` ids ("clips://a1") can't be vault paths, so no sync deletes or rewrites them.
+
+PDFs are notes too (`type: pdf`, one section per page). Their text is extracted once per
+content hash, in worker processes (`pdf_pipeline.py`), while the markdown notes keep flowing:
+a PDF joins an embedding batch when its extraction finishes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import math
+import threading
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+
+from vault_agent.config import Settings
+from vault_agent.index.ingest import FileKeys, Ingest, Prepared
+from vault_agent.index.store.protocol import VAULT_SOURCE, FileState, Store
+from vault_agent.index.sync.link_cache import LinkCache
+from vault_agent.index.sync.links import IndexedLinks
+from vault_agent.index.sync.pdf_pipeline import PdfPipeline, PdfReady
+from vault_agent.index.sync.status import (
+    FileStateName,
+    FileStatus,
+    IndexProgress,
+    ProgressCallback,
+    SyncReport,
+)
+from vault_agent.index.sync.watch import watch_vault
+from vault_agent.vault.files import (
+    VaultFile,
+    is_ignored,
+    is_note,
+    is_pdf,
+    resolve_in_vault,
+    scan_vault,
+    symlink_problem,
+)
+from vault_agent.vault.graph import LinkGraph
+from vault_agent.vault.notes import Note, NoteError, parse_note
+
+log = logging.getLogger(__name__)
+
+#: Stored and on-disk mtimes this close are the same (the store keeps 16 significant digits).
+MTIME_TOLERANCE_S = 1e-5
+
+
+@dataclass(frozen=True)
+class _Pending:
+    """A parsed file waiting in the current embedding batch."""
+
+    note: Note
+    prepared: Prepared
+
+
+class Indexer:
+    """Indexes one vault into one store. Thread-safe: syncs are serialised by a lock."""
+
+    def __init__(self, settings: Settings, ingest: Ingest, graph: LinkGraph | None = None) -> None:
+        self.settings = settings
+        self.root = settings.vault_root
+        self.ingest = ingest
+        self.store: Store = ingest.store
+        self.links = IndexedLinks(
+            self.root, graph or LinkGraph(), settings.vault_data_dir / "links.sqlite3"
+        )
+        self.graph = self.links.graph
+        self.progress = IndexProgress()
+        self.statuses: dict[str, FileStatus] = {}
+        self._pdfs = PdfPipeline(settings, settings.vault_data_dir / "extract-cache")
+        self._lock = threading.Lock()
+
+    @property
+    def link_cache(self) -> LinkCache:
+        """The SQLite cache the link graph is loaded from."""
+        return self.links.cache
+
+    # ----------------------------------------------------------------- public API
+
+    def sync(
+        self, paths: Iterable[str] | None = None, on_progress: ProgressCallback | None = None
+    ) -> SyncReport:
+        """Bring the store in line with the vault. With `paths` (vault-relative), only those
+        files are looked at (watch mode); otherwise the whole vault is scanned."""
+        wanted = None if paths is None else sorted(set(paths))
+        with self._lock:
+            started = time.perf_counter()
+            report = SyncReport()
+            self._set_progress(
+                on_progress,
+                state="scanning",
+                files_done=0,
+                chunks_done=0,
+                started_at=datetime.now(UTC),
+                finished_at=None,
+                last_error=None,
+            )
+            try:
+                self._sync_locked(wanted, report, on_progress)
+            except Exception as error:
+                self._set_progress(on_progress, state="error", last_error=str(error))
+                raise
+            report.seconds = time.perf_counter() - started
+            self._set_progress(on_progress, state="idle", finished_at=datetime.now(UTC))
+            return report
+
+    async def watch(
+        self,
+        stop: asyncio.Event | None = None,
+        on_sync: Callable[[SyncReport], None] | None = None,
+        debounce_ms: int = 150,
+    ) -> None:
+        """Re-index files as they change on disk, until `stop` is set (see `watch.py`)."""
+        await watch_vault(
+            self.root, self.settings.index.ignore, self.sync, stop, on_sync, debounce_ms
+        )
+
+    def load_graph(self) -> None:
+        """Fill the link graph from what is indexed, without syncing (cheap after the first
+        call). Syncs do this themselves; readers that skip the sync call it."""
+        if not self.links.loaded:
+            self.links.ensure_loaded(self.store.file_states(VAULT_SOURCE))
+
+    def close(self) -> None:
+        """Commit and close the link cache."""
+        self.links.close()
+
+    def file_status(self) -> list[FileStatus]:
+        """Per-file status of the last sync, sorted by path."""
+        return [self.statuses[file] for file in sorted(self.statuses)]
+
+    # ----------------------------------------------------------------- sync steps
+
+    def _sync_locked(
+        self, paths: list[str] | None, report: SyncReport, on_progress: ProgressCallback | None
+    ) -> None:
+        problems: dict[str, str] = {}  # notes that are unfollowable symlinks, and why
+        if paths is None:
+            states = self.store.file_states(VAULT_SOURCE)  # read once: graph and sync
+            self.links.ensure_loaded(states)
+            on_disk = self._scan(None, problems)
+        else:
+            if not self.links.loaded:
+                self.links.ensure_loaded(self.store.file_states(VAULT_SOURCE))
+            on_disk = self._scan(paths, problems)
+            # A watcher's sync of a few paths reads only their states (and those of the
+            # files under a path that is a folder): in a big vault, reading every file's
+            # state would dominate the time from save to searchable.
+            wanted = sorted(set(paths) | {f.file for f in on_disk})
+            states = self.store.file_states(VAULT_SOURCE, wanted)
+        notes_on_disk = {f.file: f for f in on_disk if is_note(f.file)}
+        report.scanned = len(notes_on_disk)
+
+        if paths is None:
+            gone = set(states) - set(notes_on_disk)
+            vanished_files = self.graph.files() - {f.file for f in on_disk}
+        else:
+            looked_at = set(paths)
+            gone = {p for p in looked_at if p in states and p not in notes_on_disk}
+            vanished_files = {p for p in looked_at if p in self.graph} - {f.file for f in on_disk}
+        self._delete(gone | {f for f in vanished_files if is_note(f)}, report)
+        looked_at_all = set(self.statuses) if paths is None else set(paths)
+        for file in looked_at_all - set(notes_on_disk):
+            self.statuses.pop(file, None)
+        for file, reason in sorted(problems.items()):
+            self._fail(file, "skipped", reason, report)
+        for file in vanished_files:
+            self.graph.remove_file(file)
+            self._pdfs.forget(file)
+        for vault_file in on_disk:
+            # Every file is a link target, indexed or not: `![[scan.pdf]]` must resolve even
+            # when the PDF is skipped. Notes get their own links when they are parsed.
+            if vault_file.file not in self.graph:
+                self.graph.set_file(vault_file.file)
+
+        changed = []
+        unchanged_pdfs: set[str] = set()  # their content hashes: cached text still in use
+        for vault_file in notes_on_disk.values():
+            state = states.get(vault_file.file)
+            if state is not None and self._unchanged_on_disk(state, vault_file):
+                report.unchanged += 1
+                self._keep_status(vault_file.file, state)
+                if is_pdf(vault_file.file):
+                    unchanged_pdfs.add(state.content_hash)
+            else:
+                changed.append(vault_file)
+
+        self._set_progress(on_progress, state="indexing", files_total=len(changed))
+        self._pdfs.begin_sync()
+        try:
+            self._index_files(changed, states, report, on_progress)
+        finally:
+            self._pdfs.close()  # no worker outlives its sync, even one that failed
+        self.links.reconcile(self.store)
+        self.links.commit()
+        if paths is None:  # only a full scan knows every PDF still in the vault
+            self._pdfs.cache.prune(unchanged_pdfs | self._pdfs.seen_hashes)
+
+    def _scan(self, paths: list[str] | None, problems: dict[str, str]) -> list[VaultFile]:
+        ignore = self.settings.index.ignore
+        if paths is None:
+            return list(scan_vault(self.root, ignore, problems))
+        found = []
+        for file in paths:
+            if is_ignored(file, ignore):
+                continue
+            link = self.root / file
+            problem = symlink_problem(link, self.root) if link.is_symlink() else None
+            if problem is not None:
+                if is_note(file):
+                    problems[file] = problem
+                continue
+            try:
+                path = resolve_in_vault(self.root, file)
+                stat = path.stat()
+            except (OSError, ValueError):
+                continue
+            if path.is_file():
+                found.append(VaultFile(file=file, mtime=stat.st_mtime, size=stat.st_size))
+        return found
+
+    def _delete(self, files: set[str], report: SyncReport) -> None:
+        if not files:
+            return
+        self.store.delete_files(sorted(files))
+        self.links.removed(files)
+        for file in files:
+            self.statuses.pop(file, None)
+            self._pdfs.forget(file)
+        report.deleted += len(files)
+
+    def _index_files(
+        self,
+        files: list[VaultFile],
+        states: dict[str, FileState],
+        report: SyncReport,
+        on_progress: ProgressCallback | None,
+    ) -> None:
+        batch: list[_Pending] = []
+
+        def add(pending: _Pending | None) -> None:
+            nonlocal batch
+            self.progress.files_done += 1
+            if pending is not None:
+                batch.append(pending)
+            if sum(len(p.prepared.chunks) for p in batch) >= self.settings.index.write_batch_chunks:
+                self._write_batch(batch, report)
+                batch = []
+                self._notify(on_progress)
+
+        for vault_file in files:
+            pending = self._prepare(vault_file, states.get(vault_file.file), report)
+            if not self._pdfs.is_waiting(vault_file.file):  # a queued PDF is counted when done
+                add(pending)
+            for ready in self._pdfs.ready():
+                add(self._pdf_pending(ready, states.get(ready.vault_file.file), report))
+        while self._pdfs.pending():  # the notes are done; what's left are PDFs in workers
+            for ready in self._pdfs.ready(wait=True):
+                add(self._pdf_pending(ready, states.get(ready.vault_file.file), report))
+        if batch:
+            self._write_batch(batch, report)
+        self._notify(on_progress)
+
+    def _prepare(
+        self, vault_file: VaultFile, state: FileState | None, report: SyncReport
+    ) -> _Pending | None:
+        """Read, hash, parse and chunk one file; None when nothing needs embedding (or, for a
+        PDF, when its extraction was queued: it comes back through `self._pdfs.ready`)."""
+        file = vault_file.file
+        pdf = is_pdf(file)
+        limit = self.settings.index.pdf_max_bytes if pdf else self.settings.index.max_file_bytes
+        if vault_file.size > limit:
+            setting = "index.pdf_max_bytes" if pdf else "index.max_file_bytes"
+            self._fail(
+                file,
+                "skipped",
+                f"file is {_mb(vault_file.size)}, over the {_mb(limit)} limit ({setting})",
+                report,
+                state,
+            )
+            return None
+        if pdf:
+            return self._prepare_pdf(vault_file, state, report)
+        try:
+            raw = resolve_in_vault(self.root, file).read_bytes()
+        except (OSError, ValueError) as error:
+            # Maybe for a moment only (a sync tool holding it): the old version stays.
+            self._fail(file, "failed", f"could not read: {error}", report)
+            return None
+        content_hash = hashlib.sha256(raw).hexdigest()
+        if state is not None and self._current(state) and state.content_hash == content_hash:
+            report.unchanged += 1  # touched, not edited
+            self._keep_status(file, state)
+            return None
+        try:
+            note = parse_note(file, raw)
+        except NoteError as error:
+            self._fail(file, "skipped", str(error), report, state)
+            return None
+        except Exception as error:  # one bad note must never stop the vault
+            log.exception("parsing %s failed", file)
+            self._fail(file, "failed", f"could not parse: {error!r}", report, state)
+            return None
+        self.links.parsed(note)
+        return self._pending(note, vault_file.mtime, len(raw), state)
+
+    def _prepare_pdf(
+        self, vault_file: VaultFile, state: FileState | None, report: SyncReport
+    ) -> _Pending | None:
+        """Hash a PDF; an unchanged one is kept, a changed one decided from the extract cache
+        or queued for extraction."""
+        file = vault_file.file
+        try:
+            path = resolve_in_vault(self.root, file)
+            content_hash = self._pdfs.content_hash(vault_file, path)
+        except (OSError, ValueError) as error:
+            self._fail(file, "failed", f"could not read: {error}", report)
+            return None
+        if state is not None and self._current(state) and state.content_hash == content_hash:
+            report.unchanged += 1  # touched, not edited: no extraction either
+            self._keep_status(file, state)
+            return None
+        ready = self._pdfs.start(vault_file, path, content_hash)
+        return None if ready is None else self._pdf_pending(ready, state, report)
+
+    def _pdf_pending(
+        self, ready: PdfReady, state: FileState | None, report: SyncReport
+    ) -> _Pending | None:
+        """A decided PDF: its note and chunks, or its status when it can't be indexed."""
+        file = ready.vault_file.file
+        report.pdf_extracted += int(ready.extracted)
+        if ready.note is None:
+            self._fail(file, ready.state, ready.reason, report, state if ready.lasting else None)
+            return None
+        return self._pending(ready.note, ready.vault_file.mtime, ready.vault_file.size, state)
+
+    def _pending(self, note: Note, mtime: float, size: int, state: FileState | None) -> _Pending:
+        # The links are resolved again when the batch is written: notes parsed meanwhile
+        # may be what they point to.
+        keys = FileKeys.of_note(note, mtime=mtime, size=size, links=[])
+        return _Pending(note, self.ingest.prepare(note, keys, replaces=state is not None))
+
+    def _write_batch(self, batch: list[_Pending], report: SyncReport) -> None:
+        prepared, links = [], []
+        for pending in batch:
+            resolved = self.graph.outgoing(pending.note.file)
+            keys = pending.prepared.keys.model_copy(update={"links": resolved})
+            prepared.append(replace(pending.prepared, keys=keys))
+            links.append(resolved)
+        chunks = self.ingest.write(prepared)
+        for pending, resolved in zip(batch, links, strict=True):
+            self.links.written(pending.note, resolved)
+        self.links.commit()
+        for pending in batch:
+            note = pending.note
+            warnings = list(note.warnings)
+            if note.frontmatter_error:
+                warnings.append(note.frontmatter_error)
+            self.statuses[note.file] = FileStatus(
+                file=note.file,
+                state="indexed",
+                chunks=len(pending.prepared.chunks),
+                warnings=warnings,
+            )
+        report.indexed += len(batch)
+        report.chunks += chunks
+        self.progress.chunks_done += chunks
+
+    # ----------------------------------------------------------------- status
+
+    def _current(self, state: FileState) -> bool:
+        return state.current(self.ingest.model_name)
+
+    def _unchanged_on_disk(self, state: FileState, vault_file: VaultFile) -> bool:
+        return (
+            self._current(state)
+            # Qdrant hands a float back with 16 significant digits: compared exactly, one
+            # file in eight failed the shortcut and was read and hashed on every sync.
+            and math.isclose(state.mtime, vault_file.mtime, rel_tol=0, abs_tol=MTIME_TOLERANCE_S)
+            and state.size == vault_file.size
+        )
+
+    def _keep_status(self, file: str, state: FileState) -> None:
+        previous = self.statuses.get(file)
+        if previous is None or previous.state != "indexed":
+            self.statuses[file] = FileStatus(file=file, state="indexed", chunks=state.chunk_count)
+
+    def _fail(
+        self,
+        file: str,
+        state: FileStateName,
+        reason: str,
+        report: SyncReport,
+        stored: FileState | None = None,
+    ) -> None:
+        """Record why `file` is not indexed. If the store still holds an older version of it
+        (`stored`), that goes: the index must not answer from a file it now refuses."""
+        if stored is not None:
+            self.store.delete_files([file])
+            self.links.unindexed(file)
+        self.statuses[file] = FileStatus(file=file, state=state, reason=reason)
+        if state == "skipped":
+            report.skipped += 1
+        else:
+            report.failed += 1
+
+    def _set_progress(self, on_progress: ProgressCallback | None, **changes: object) -> None:
+        self.progress = self.progress.model_copy(update=changes)
+        self._notify(on_progress)
+
+    def _notify(self, on_progress: ProgressCallback | None) -> None:
+        if on_progress is not None:
+            on_progress(self.progress)
+
+
+def _mb(size: int) -> str:
+    return f"{size / 1_000_000:.1f} MB"

@@ -1,0 +1,159 @@
+"""A rebuildable on-disk cache of each note's raw links and aliases, keyed by content hash.
+
+Resolving links needs every note's links and aliases, but re-parsing a 50k-note vault at each
+start would make a no-change re-sync slow. This cache lets the indexer rebuild the link graph
+from disk in one read. It is never the source of truth: an entry whose hash no longer matches
+the note is ignored and the note re-parsed, and a missing or corrupt file only costs time.
+
+It is a SQLite table, one row per note, so that saving one edited note writes one row: the
+watcher's save-to-searchable time must not grow with the vault. Writes collect in a
+transaction until `commit()`; a crash before it loses only what a re-parse can rebuild.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from vault_agent.private_files import private_dir, touch_private
+
+log = logging.getLogger(__name__)
+
+#: 3: a SQLite table (2 and 1 were whole-file JSON: links.json).
+CACHE_VERSION = 3
+_OLD_FILES = ("links.json",)
+_PAGE = 2048
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS notes (
+    file TEXT PRIMARY KEY,
+    content_hash TEXT NOT NULL,
+    aliases TEXT NOT NULL,
+    links TEXT NOT NULL,
+    stored_links TEXT
+) WITHOUT ROWID
+"""
+
+
+class CachedNote(BaseModel):
+    """What the graph needs from one note, plus the links last written to the store."""
+
+    file: str
+    content_hash: str
+    aliases: list[str] = Field(default_factory=list)
+    links: list[str] = Field(default_factory=list, description="Link targets, as written.")
+    stored_links: list[str] | None = None
+    """The `links` payload last written to the store; None when unknown (then rewritten)."""
+
+
+class LinkCache:
+    """The cache file of one vault (created, or rebuilt empty when unreadable or outdated).
+    Safe to share between threads: every call holds the cache's own lock."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._lock = threading.Lock()
+        private_dir(path.parent)
+        for name in _OLD_FILES:
+            with contextlib.suppress(OSError):
+                (path.parent / name).unlink()
+        try:
+            self._db = _open(path)
+        except sqlite3.DatabaseError as error:  # corrupt: it is only a cache
+            self._db = _start_again(path, error)
+
+    def notes(self) -> Iterator[CachedNote]:
+        """Every cached note, streamed page by page. A damaged row is left out (its note gets
+        re-parsed); a damaged file is started again, empty."""
+        after = ""
+        while True:
+            try:
+                with self._lock:
+                    rows = self._db.execute(
+                        "SELECT * FROM notes WHERE file > ? ORDER BY file LIMIT ?", (after, _PAGE)
+                    ).fetchall()
+            except sqlite3.DatabaseError as error:  # damage the header didn't show
+                with self._lock:
+                    with contextlib.suppress(sqlite3.Error):
+                        self._db.close()
+                    self._db = _start_again(self.path, error)
+                return
+            for file, content_hash, aliases, links, stored_links in rows:
+                try:
+                    yield CachedNote(
+                        file=file,
+                        content_hash=content_hash,
+                        aliases=json.loads(aliases),
+                        links=json.loads(links),
+                        stored_links=None if stored_links is None else json.loads(stored_links),
+                    )
+                except ValueError:
+                    continue
+            if len(rows) < _PAGE:
+                return
+            after = rows[-1][0]
+
+    def put(self, note: CachedNote) -> None:
+        """Add or replace one note's row (written at the next `commit`)."""
+        stored = None if note.stored_links is None else _dump(note.stored_links)
+        row = (note.file, note.content_hash, _dump(note.aliases), _dump(note.links), stored)
+        with self._lock:
+            self._db.execute("INSERT OR REPLACE INTO notes VALUES (?, ?, ?, ?, ?)", row)
+
+    def set_stored_links(self, links: dict[str, list[str] | None]) -> None:
+        """Record the `links` payload now in the store for these notes (None: unknown)."""
+        rows = [(None if v is None else _dump(v), file) for file, v in links.items()]
+        with self._lock:
+            self._db.executemany("UPDATE notes SET stored_links = ? WHERE file = ?", rows)
+
+    def remove(self, files: Iterable[str]) -> None:
+        """Forget these notes."""
+        with self._lock:
+            self._db.executemany("DELETE FROM notes WHERE file = ?", [(f,) for f in files])
+
+    def commit(self) -> None:
+        """Make the writes since the last commit durable, all or none."""
+        with self._lock:
+            self._db.commit()
+
+    def close(self) -> None:
+        """Commit and close the file (idempotent)."""
+        with self._lock, contextlib.suppress(sqlite3.ProgrammingError):  # already closed
+            self._db.commit()
+            self._db.close()
+
+
+def _open(path: Path) -> sqlite3.Connection:
+    # SQLite would create the file 0644 minus the umask; its -wal and -shm files take the
+    # database file's mode.
+    touch_private(path)
+    # The indexer calls from whichever thread runs its sync; the lock above serialises them.
+    db = sqlite3.connect(path, check_same_thread=False)
+    db.execute("PRAGMA journal_mode = WAL")  # a commit appends, it doesn't rewrite
+    db.execute("PRAGMA synchronous = NORMAL")  # a cache: losing the last commit is fine
+    (version,) = db.execute("PRAGMA user_version").fetchone()
+    if version != CACHE_VERSION:
+        db.execute("DROP TABLE IF EXISTS notes")
+        db.execute(f"PRAGMA user_version = {CACHE_VERSION}")
+    db.execute(_SCHEMA)
+    db.commit()
+    return db
+
+
+def _start_again(path: Path, error: sqlite3.DatabaseError) -> sqlite3.Connection:
+    """A new, empty cache in place of a damaged one."""
+    log.warning("link cache %s unreadable (%s): starting it again", path, error)
+    for suffix in ("", "-wal", "-shm"):
+        with contextlib.suppress(OSError):
+            Path(f"{path}{suffix}").unlink()
+    return _open(path)
+
+
+def _dump(values: Sequence[str]) -> str:
+    return json.dumps(values, ensure_ascii=False, separators=(",", ":"))

@@ -1,0 +1,124 @@
+"""The model providers, in one table (profile -> factory), and how ``llm.profile`` picks one.
+
+``auto`` prefers Mistral when ``MISTRAL_API_KEY`` is set, then a running Ollama that has the
+model pulled, then the extractive fallback (no language model: search results, cited). An
+explicit profile is taken as asked; its errors surface on the first question, with a hint.
+``llm.model`` and ``llm.base_url`` apply to whichever profile is used. The extractive answerer
+is not a provider of this layer (it needs the search index): callers pass its factory in.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import httpx
+
+from vault_agent.config import LlmSettings
+from vault_agent.llm.mistral import API_KEY_ENV, MistralModel
+from vault_agent.llm.model import (
+    ChatModel,
+)
+from vault_agent.llm.ollama import DEFAULT_MODEL as OLLAMA_DEFAULT_MODEL
+from vault_agent.llm.ollama import OllamaModel, resolve_host
+from vault_agent.llm.openai_compat import OpenAICompatModel
+
+PROBE_TIMEOUT_S = 1.0
+
+
+@dataclass(frozen=True)
+class Provider:
+    """A model provider: how to build its model from the settings, and how to name it."""
+
+    build: Callable[[LlmSettings], ChatModel]
+    describe: Callable[[ChatModel], str]
+    """Who answers, for the user: "Mistral (mistral-small-latest)"."""
+
+
+PROVIDERS: dict[str, Provider] = {
+    "mistral": Provider(MistralModel.from_settings, lambda m: f"Mistral ({m.model})"),
+    "ollama": Provider(
+        OllamaModel.from_settings,
+        lambda m: f"Ollama ({m.model}) at {m.host}" if isinstance(m, OllamaModel) else m.model,
+    ),
+    "openai": Provider(
+        OpenAICompatModel.from_settings,
+        lambda m: (
+            f"the OpenAI-compatible server at {m.base_url} ({m.model})"
+            if isinstance(m, OpenAICompatModel)
+            else m.model
+        ),
+    ),
+}
+
+
+async def select_model(
+    settings: LlmSettings, extractive_factory: Callable[[], ChatModel]
+) -> tuple[ChatModel, str]:
+    """The model for ``settings.profile`` and a sentence for the user saying why it was chosen.
+
+    ``extractive_factory`` builds the extractive model (it needs the search index, which this
+    module does not know about). Raises :class:`~vault_agent.llm.errors.ModelError` when the
+    ``mistral`` profile is asked for without an API key.
+    """
+    profile = settings.profile
+    if profile in PROVIDERS:
+        provider = PROVIDERS[profile]
+        model = provider.build(settings)
+        return model, f"Using {provider.describe(model)}: llm.profile is {profile}."
+    if profile == "extractive":
+        return extractive_factory(), (
+            "Using extractive answers (no language model): llm.profile is extractive."
+        )
+    return await _auto(settings, extractive_factory)
+
+
+async def _auto(
+    settings: LlmSettings, extractive_factory: Callable[[], ChatModel]
+) -> tuple[ChatModel, str]:
+    if os.environ.get(API_KEY_ENV):
+        model = MistralModel.from_settings(settings)
+        return model, f"Using Mistral ({model.model}) because {API_KEY_ENV} is set."
+    host = resolve_host(settings.base_url)
+    wanted = settings.model or OLLAMA_DEFAULT_MODEL
+    pulled = await ollama_models(host)
+    if pulled is None:
+        why = f"no {API_KEY_ENV} is set and Ollama at {host} is not reachable"
+    elif not _has_model(pulled, wanted):
+        why = (
+            f"no {API_KEY_ENV} is set and Ollama at {host} has no model '{wanted}' "
+            f"(run `ollama pull {wanted}`)"
+        )
+    else:
+        ollama = OllamaModel.from_settings(settings.model_copy(update={"base_url": host}))
+        return ollama, (
+            f"Using Ollama ({ollama.model}) at {host} because no {API_KEY_ENV} is set "
+            "and Ollama answered."
+        )
+    return extractive_factory(), f"Using extractive answers (no language model): {why}."
+
+
+async def ollama_models(host: str, timeout_s: float = PROBE_TIMEOUT_S) -> list[str] | None:
+    """Names of the models pulled into the Ollama at ``host``, or None if it doesn't answer."""
+    try:
+        # asyncio.timeout bounds the whole probe; httpx's timeout is per connect/read.
+        async with (
+            asyncio.timeout(timeout_s),
+            httpx.AsyncClient(base_url=host, timeout=timeout_s) as client,
+        ):
+            response = await client.get("/api/tags")
+            response.raise_for_status()
+            data = response.json()
+    except (httpx.HTTPError, ValueError, TimeoutError):
+        return None
+    models = data.get("models") if isinstance(data, dict) else None
+    if not isinstance(models, list):
+        return None
+    return [str(m.get("name") or m.get("model")) for m in models if isinstance(m, dict)]
+
+
+def _has_model(pulled: list[str], wanted: str) -> bool:
+    # Ollama names an untagged model "<name>:latest".
+    return wanted in pulled or (":" not in wanted and f"{wanted}:latest" in pulled)

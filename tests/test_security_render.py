@@ -1,0 +1,196 @@
+"""What an answer renders: the shared corpus of hostile markdown (tests/data/hostile-markdown.json,
+also run by plugin/tests/safe-render.test.ts) through the sidecar's sanitiser, then rendered the
+way a renderer would: markdown-it-py with raw HTML on, parsed by html5lib (the HTML standard's
+parser, as a browser). No element of the result may load anything but a vault resource, and no
+link may lead anywhere but a web page or the vault. What must survive (attachments, web links,
+wikilinks, code) survives.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import html5lib
+import pytest
+from markdown_it import MarkdownIt
+
+from vault_agent.agent.citations.checker import check_answer
+from vault_agent.agent.safe_markdown import sanitise_markdown
+from vault_agent.agent.vault_urls import is_safe_link, is_vault_resource
+from vault_agent.vault.graph import LinkGraph
+
+CORPUS = json.loads(
+    (Path(__file__).parent / "data" / "hostile-markdown.json").read_text(encoding="utf-8")
+)
+HOSTILE: list[dict[str, str]] = CORPUS["hostile"]
+BENIGN: list[dict[str, str]] = CORPUS["benign"]
+RENDERER = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
+
+#: Elements that load or run something whatever their attributes say.
+ALWAYS_LOADS = {
+    "script", "style", "iframe", "frame", "frameset", "object", "embed", "applet", "link",
+    "meta", "base", "portal", "set", "animate", "animatemotion", "animatetransform",
+}  # fmt: skip
+#: Attributes holding a URL the browser fetches (href is a fetch everywhere but on links).
+URL_ATTRIBUTES = {
+    "src", "srcset", "imagesrcset", "poster", "background", "data", "action", "formaction",
+    "href", "codebase", "archive", "lowsrc", "dynsrc", "manifest", "icon", "ping", "srcdoc",
+    "base",  # xml:base: the relative URLs below it resolve against it
+}  # fmt: skip
+LINKS = {"a", "area"}
+
+
+@dataclass(frozen=True)
+class Violation:
+    """One thing in rendered HTML that would load a URL, or a link to somewhere unsafe."""
+
+    kind: str  # "load" or "link"
+    what: str
+
+
+def violations(html: str) -> list[Violation]:
+    """Everything in ``html`` (parsed as a browser would) that loads or links unsafely."""
+    document = html5lib.parse(html, namespaceHTMLElements=False)
+    found: list[Violation] = []
+    for element in document.iter():
+        if not isinstance(element.tag, str):
+            continue  # comments
+        tag = _local(element.tag)
+        if tag in ALWAYS_LOADS:
+            found.append(Violation("load", f"<{tag}>"))
+        for raw_name, value in element.attrib.items():
+            name = _local(str(raw_name))
+            described = f"<{tag} {name}={value!r}>"
+            if name.startswith("on"):
+                found.append(Violation("load", described))
+            elif tag in LINKS and name == "href":
+                if not is_safe_link(value):
+                    found.append(Violation("link", described))
+            elif name in URL_ATTRIBUTES:
+                if not all(is_vault_resource(url) for url in _urls(name, value)):
+                    found.append(Violation("load", described))
+            elif _css_loads(name, value):
+                found.append(Violation("load", described))
+    return found
+
+
+def _css_loads(attribute: str, value: str) -> bool:
+    """A style (or an SVG presentation attribute) that may fetch: any function or escape in a
+    style, ``url(`` anywhere."""
+    if attribute == "style" and ("(" in value or "\\" in value):
+        return True
+    return "url(" in value.lower().replace(" ", "")
+
+
+def _local(name: str) -> str:
+    return name.rsplit("}", 1)[-1].lower()
+
+
+def _urls(attribute: str, value: str) -> Iterator[str]:
+    if attribute in ("srcset", "imagesrcset"):  # "url 2x, url 100w": every word but descriptors
+        for word in value.replace(",", " ").split():
+            if not (word[:-1].replace(".", "", 1).isdigit() and word[-1] in "wxh"):
+                yield word
+    elif attribute == "archive":
+        yield from value.replace(",", " ").split()
+    else:
+        yield value
+
+
+def render(markdown: str) -> str:
+    return RENDERER.render(markdown)
+
+
+def test_the_corpus_holds_at_least_sixty_forms_and_the_check_sees_them() -> None:
+    assert len(HOSTILE) >= 60
+    unsafe = [form for form in HOSTILE if violations(render(form["markdown"]))]
+    # Rendered as they are, nearly all load or link unsafely (a few are unsafe only to a
+    # laxer renderer than markdown-it, or only look hostile): the check is not vacuous.
+    assert len(unsafe) >= 100, len(unsafe)
+
+
+@pytest.mark.parametrize("form", HOSTILE, ids=[f["note"] for f in HOSTILE])
+def test_a_sanitised_hostile_form_renders_to_nothing_that_loads(form: dict[str, str]) -> None:
+    before = violations(render(form["markdown"]))
+    safe = sanitise_markdown(form["markdown"])
+    assert violations(render(safe.markdown)) == [], safe.markdown
+    if any(v.kind == "load" for v in before):
+        assert safe.removed, "what was removed is reported"
+    # Idempotent: the sanitised text is already safe as it is.
+    assert sanitise_markdown(safe.markdown).markdown == safe.markdown
+
+
+@pytest.mark.parametrize("form", HOSTILE, ids=[f["note"] for f in HOSTILE])
+def test_a_checked_answer_quoting_a_hostile_form_loads_nothing(
+    form: dict[str, str], graph: LinkGraph
+) -> None:
+    answer = f"From your note:\n\n{form['markdown']}\n\nAs in [[Recipes/Miso Soup]]."
+    checked = check_answer(answer, {"Recipes/Miso Soup.md"}, graph)
+    assert violations(render(checked.answer)) == [], checked.answer
+    assert "[[Recipes/Miso Soup]]" in checked.answer  # the citation survives its neighbour
+
+
+@pytest.mark.parametrize("form", BENIGN, ids=[f["note"] for f in BENIGN])
+def test_vault_resources_web_links_wikilinks_and_code_are_kept(form: dict[str, Any]) -> None:
+    safe = sanitise_markdown(form["markdown"])
+    assert safe.markdown == form["markdown"] and safe.removed == []
+    assert form["keeps"] in safe.markdown
+
+
+def test_the_check_itself_tells_vault_resources_from_remote_ones() -> None:
+    assert violations(render("![x](attachments/a.png) [w](https://ok.example)")) == []
+    assert [v.kind for v in violations(render("![x](https:/evil.example/a.png)"))] == ["load"]
+    assert [v.kind for v in violations(render('<a href="obsidian://x">x</a>'))] == ["link"]
+
+
+def test_links_to_web_pages_stay_links_and_unsafe_ones_become_their_text() -> None:
+    safe = sanitise_markdown("[docs](https://ok.example/p) and [run](javascript:alert(1)) now")
+    assert safe.markdown == "[docs](https://ok.example/p) and run now"
+
+
+def test_the_removed_list_names_the_urls_and_tags_taken_out() -> None:
+    text = "![a](https:/evil.example/a.png) <img src=x onerror=y> ![b][r]\n\n[r]: //e.example/b"
+    assert sanitise_markdown(text).removed == [
+        "https:/evil.example/a.png",
+        "<img src=x onerror=y>",
+        "//e.example/b",
+    ]
+
+
+def test_images_in_quotes_and_lists_are_removed_in_place() -> None:
+    text = "> keep this\n> and ![x](https://evil.example/a.png) this\n\n- one\n- two ![y](//e)"
+    assert sanitise_markdown(text).markdown == "> keep this\n> and  this\n\n- one\n- two "
+
+
+def test_raw_html_keeps_its_text_and_loses_its_tags() -> None:
+    text = '<div style="color:red">Fed at <b>07:45</b></div>\n\nok <span title="t">here</span>'
+    safe = sanitise_markdown(text).markdown
+    # A closing tag left alone closes nothing: a renderer ignores it.
+    assert safe == "Fed at <b>07:45</b></div>\n\nok here</span>"
+
+
+def test_a_long_run_of_brackets_is_sanitised_in_linear_time() -> None:
+    import time
+
+    started = time.monotonic()
+    sanitise_markdown("[" * 30_000 + "![x](https://evil.example/a.png)")  # quadratic: minutes
+    assert time.monotonic() - started < 10
+
+
+@pytest.fixture
+def graph() -> LinkGraph:
+    graph = LinkGraph()
+    graph.set_file("Recipes/Miso Soup.md", [])
+    return graph
+
+
+def test_a_block_whose_text_cannot_be_placed_is_made_text_whole() -> None:
+    # A tab expanded to spaces halfway: the paragraph's text is not a slice of its lines.
+    text = "- a\n\t\tb ![x](https://evil.example/a.png)"
+    safe = sanitise_markdown(text)
+    assert violations(render(safe.markdown)) == []
+    assert safe.markdown == "- a\n\t\tb \\!\\[x\\](https://evil.example/a.png)"
