@@ -1,7 +1,8 @@
 /**
  * Asking, in Chromium, against the real sidecar: the answer renders as markdown while it
- * streams, its citations open notes, the context line lists what was sent, errors carry the
- * actions that fix them, and the pane is built from Obsidian's icon buttons.
+ * streams, its citations open notes, the context line lists what was sent, a hostile answer
+ * loads nothing, errors carry the actions that fix them, and the pane is built from Obsidian's
+ * icon buttons.
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
