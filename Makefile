@@ -5,7 +5,7 @@ UV := python3 -m uv
 VAULT := examples/vault
 QUESTION := When did I last feed the sourdough starter?
 
-.PHONY: setup demo test lint test-python bench bench-scale bench-compare plugin-setup lint-plugin test-plugin test-e2e
+.PHONY: setup demo test lint test-python bench bench-scale bench-compare plugin-setup lint-plugin test-plugin test-e2e check-contract release
 
 setup:
 	python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore "uv==$(UV_VERSION)"
@@ -15,7 +15,7 @@ demo: setup
 	$(UV) run vault-agent index --vault $(VAULT)
 	$(UV) run vault-agent ask "$(QUESTION)" --vault $(VAULT) --verbose
 
-lint: setup
+lint: setup check-contract
 	$(UV) run ruff check .
 	$(UV) run ruff format --check .
 	$(UV) run mypy
@@ -52,12 +52,30 @@ plugin-setup: node_modules/.installed
 		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium; \
 	fi
 
-lint-plugin: plugin-setup
+lint-plugin: plugin-setup check-contract
 	npx tsc --noEmit
 	npx eslint --max-warnings 0 .
 
+# The plugin's TypeScript types are generated from the sidecar's pydantic models (through one
+# JSON Schema, both checked in under plugin/src/generated): fail when they drift apart.
+check-contract: setup node_modules/.installed
+	node plugin/scripts/contract.mjs --check
+
 test-plugin: plugin-setup
 	npx vitest run
+
+# Release assets: the plugin as the community directory takes it (main.js, manifest.json and
+# styles.css, attached to a GitHub release named after the manifest's version) and the sidecar's
+# wheel and sdist (uv tool install / pipx install).
+RELEASE := dist/release
+
+release: setup node_modules/.installed
+	rm -rf $(RELEASE)
+	npm run build
+	mkdir -p $(RELEASE)/plugin
+	cp main.js manifest.json styles.css $(RELEASE)/plugin/
+	$(UV) build --quiet --out-dir $(RELEASE)/sidecar
+	@ls -1 $(RELEASE)/plugin $(RELEASE)/sidecar
 
 test-e2e: setup plugin-setup
 	npm run build

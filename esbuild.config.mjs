@@ -1,4 +1,4 @@
-// Bundles the plugin (plugin/src/main.ts -> main.js at the repository root, as Obsidian expects)
+// Bundles the plugin (plugin/src/obsidian/main.ts -> main.js at the repository root, as Obsidian expects)
 // and, for the browser tests, the e2e harness (plugin/e2e/harness.ts -> plugin/dist/harness.js).
 // `node esbuild.config.mjs` watches; `node esbuild.config.mjs production` builds once, minified.
 import esbuild from "esbuild";
@@ -14,7 +14,7 @@ Vault Agent: Obsidian plugin bundle, built with esbuild from plugin/src (see the
 /** @type {import("esbuild").BuildOptions} */
 const plugin = {
 	banner: { js: banner },
-	entryPoints: ["plugin/src/main.ts"],
+	entryPoints: ["plugin/src/obsidian/main.ts"],
 	bundle: true,
 	external: [
 		"obsidian",

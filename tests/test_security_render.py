@@ -1,6 +1,6 @@
 """What an answer renders: the shared corpus of hostile markdown (tests/data/hostile-markdown.json,
-also run by plugin/tests/hostile.test.ts) through the sidecar's sanitiser, then rendered the way
-a renderer would: markdown-it-py with raw HTML on, parsed by html5lib (the HTML standard's
+also run by plugin/tests/safe-render.test.ts) through the sidecar's sanitiser, then rendered the
+way a renderer would: markdown-it-py with raw HTML on, parsed by html5lib (the HTML standard's
 parser, as a browser). No element of the result may load anything but a vault resource, and no
 link may lead anywhere but a web page or the vault. What must survive (attachments, web links,
 wikilinks, code) survives.

@@ -210,6 +210,41 @@ async def test_unexpected_error_is_500_without_details(
     }
 
 
+async def test_related_lists_notes_on_the_same_subject_before_unrelated_ones(api: Api) -> None:
+    status, body = await post_json(
+        api, "/v1/related", {"file": "Recipes/Sourdough Starter.md", "limit": 20}
+    )
+    assert status == 200
+    assert body["file"] == "Recipes/Sourdough Starter.md"
+    files = [note["file"] for note in body["notes"]]
+    assert "Recipes/Sourdough Starter.md" not in files
+    assert len(files) == len(set(files)) == 20
+    scores = [note["score"] for note in body["notes"]]
+    assert scores == sorted(scores, reverse=True)
+    unrelated = [i for i, f in enumerate(files) if f.startswith(("Projects/", "Meetings/"))]
+    for bread in ("Recipes/Country Loaf.md", "Recipes/Rosemary Focaccia.md"):
+        assert files.index(bread) < min(unrelated), files
+    linked = {note["file"]: note["linked"] for note in body["notes"]}
+    assert linked["Recipes/Country Loaf.md"] == "both"  # links there, and back
+    assert linked["Daily/2026-11-03.md"] == "backlink"
+    assert linked["Daily/2026-11-09.md"] is None
+    first = body["notes"][0]
+    assert first["title"] and first["snippet"]
+    for note in body["notes"]:  # words to read, not markdown
+        assert "[[" not in note["snippet"] and not note["snippet"].startswith("#"), note
+
+
+async def test_related_takes_a_limit_and_refuses_unknown_or_outside_notes(api: Api) -> None:
+    status, body = await post_json(api, "/v1/related", {"file": "Recipes/Miso Soup.md", "limit": 2})
+    assert (status, len(body["notes"])) == (200, 2)
+    status, body = await post_json(api, "/v1/related", {"file": "Recipes/Nope.md"})
+    assert (status, body["error"]["code"]) == (404, "note_not_found")
+    status, body = await post_json(api, "/v1/related", {"file": "../canary.md"})
+    assert (status, body["error"]["code"]) == (400, "path_outside_vault")
+    status, body = await post_json(api, "/v1/related", {"file": "a.md", "limit": 51})
+    assert (status, body["error"]["code"]) == (422, "invalid_request")
+
+
 async def test_openapi_documents_every_served_route(api: Api) -> None:
     status, document = await get_json(api, "/v1/openapi.json")
     assert status == 200

@@ -40,6 +40,7 @@ SAMPLES = {
     "/v1/index": Sample("/v1/index"),
     "/v1/index/sync": Sample("/v1/index/sync", {"wait": True}),
     "/v1/notes/{path:.+}": Sample("/v1/notes/Recipes/Sourdough%20Starter.md"),
+    "/v1/related": Sample("/v1/related", {"file": "Recipes/Sourdough Starter.md", "limit": 3}),
     "/v1/openapi.json": Sample("/v1/openapi.json"),
     # The document API, without writing anything into the shared index: no document exists.
     "/v1/sources": Sample("/v1/sources"),

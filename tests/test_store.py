@@ -471,6 +471,15 @@ def test_count_of_an_empty_store_is_zero(store: Store) -> None:
     assert list(store.scroll()) == []
 
 
+def test_dense_vectors_are_a_files_stored_vectors_in_chunk_order(filled: Store) -> None:
+    stored = filled.dense_vectors(PLAN)
+    expected = [c.dense for c in CHUNKS if c.payload.file == PLAN]
+    assert len(stored) == len(expected) == 3
+    for got, want in zip(stored, expected, strict=True):
+        assert np.allclose(got, want, atol=1e-6)
+    assert filled.dense_vectors("Not/indexed.md") == []
+
+
 # -- file states ------------------------------------------------------------------------------
 
 

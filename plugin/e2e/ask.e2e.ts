@@ -1,127 +1,105 @@
 /**
- * The built plugin (main.js) in headless Chromium, against a real `vault-agent serve` on the
- * example vault: a question typed into the pane streams back, its citations open notes.
- * See servers.ts for how the page reaches a sidecar that only accepts app://obsidian.md.
+ * Asking, in Chromium, against the real sidecar: the answer renders as markdown while it
+ * streams, its citations open notes, the context line lists what was sent, a hostile answer
+ * loads nothing, errors carry the actions that fix them, and the pane is built from Obsidian's
+ * icon buttons.
  */
-import { copyFileSync, existsSync, mkdirSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import path from "node:path";
-import { chromium, type Browser, type Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Harness } from "./harness";
-import { REPO, readVault, startHarnessServer, startOriginProxy, startSidecar, type Running, type Sidecar } from "./servers";
+import type { Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { ACTIVE, answered, ask, launchBrowser, openPane, read, screenshot } from "./pane";
 
-const VAULT = path.join(REPO, "examples/vault");
-const TOKEN = "e2e-token-0123456789abcdef";
-const ACTIVE = "Recipes/Sourdough Starter.md";
 const QUESTION = "When did I last feed the sourdough starter?";
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const SCREENSHOT = path.join(REPO, "plugin/dist/screenshot.png");
-
-let sidecar: Sidecar;
-let harness: Running;
-let proxy: Running;
 let browser: Browser;
 
 beforeAll(async () => {
-	for (const built of ["main.js", "plugin/dist/harness.js"]) {
-		if (!existsSync(path.join(REPO, built))) throw new Error(`${built} is missing: run \`npm run build\` first`);
-	}
-	if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: run \`make plugin-setup\``);
-	[sidecar, harness] = await Promise.all([startSidecar(VAULT, TOKEN), startHarnessServer(VAULT)]);
-	proxy = await startOriginProxy(sidecar.url, harness.url, 15);
-	browser = await chromium.launch({
-		executablePath: CHROMIUM,
-		args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
-	});
+	browser = await launchBrowser();
 });
 
 afterAll(async () => {
 	await browser?.close();
-	await Promise.all([proxy?.close(), harness?.close()]);
-	await sidecar?.close();
 });
 
-async function openPane(settings: Record<string, unknown> = {}): Promise<Page> {
-	const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
-	const errors: string[] = [];
-	page.on("pageerror", (error) => errors.push(error.message));
-	await page.goto(harness.url);
-	const vault = readVault(VAULT);
-	await page.evaluate(
-		(options) => window.startHarness(options),
-		{ ...vault, activePath: ACTIVE, settings: { sidecarUrl: proxy.url, token: TOKEN, profile: "extractive", ...settings } },
-	);
-	await page.waitForSelector(".vault-agent-view textarea");
-	expect(errors).toEqual([]);
-	return page;
-}
-
-async function ask(page: Page, question: string): Promise<void> {
-	await page.fill(".vault-agent-view textarea", question);
-	await page.press(".vault-agent-view textarea", "Enter");
-}
-
-const read = <T>(page: Page, pick: (h: Harness) => T): Promise<T> =>
-	page.evaluate<T>(`(${pick.toString()})(window.harness)`);
-
-describe("the pane in Chromium, against vault-agent serve", () => {
-	it("streams the answer, then shows citations that open the cited note", async () => {
-		const page = await openPane();
+describe("asking in the pane", () => {
+	it("renders the answer as markdown while it streams, then shows citations that open the cited note", async () => {
+		const page = await openPane(browser);
 		await ask(page, QUESTION);
+		await answered(page);
 
-		await page.waitForSelector(".vault-agent-answer a.internal-link", { timeout: 30_000 });
 		const streamed = await read(page, (h) => h.streamed);
-		const beforeAnswer = streamed.filter((s) => !s.answerRendered).map((s) => s.text);
-		expect(beforeAnswer.length).toBeGreaterThanOrEqual(3); // the text grew in steps...
-		for (let i = 1; i < beforeAnswer.length; i++) expect(beforeAnswer[i]?.startsWith(beforeAnswer[i - 1] ?? "")).toBe(true);
-		expect(beforeAnswer.at(-1)).toContain("[[Daily/2026-11-11]]"); // ...as raw text, before rendering
+		expect(streamed.length).toBeGreaterThanOrEqual(2); // it grew while streaming...
+		for (const text of streamed) {
+			expect(text).not.toContain("[["); // ...rendered: no raw wikilinks, no raw bold
+			expect(text).not.toContain("**");
+		}
 
 		// A long answer is shown from its question down.
-		await page.waitForSelector(".vault-agent-footer");
 		const [question, thread] = await Promise.all([page.$(".vault-agent-question"), page.$(".vault-agent-thread")]);
 		const [questionBox, threadBox] = await Promise.all([question!.boundingBox(), thread!.boundingBox()]);
 		expect(questionBox!.y).toBeGreaterThanOrEqual(threadBox!.y);
 
 		const links = await page.$$eval(".vault-agent-answer a.internal-link", (as) => as.map((a) => a.getAttribute("data-href")));
-		// The newest daily notes about the starter come first (which day leads is retrieval's
-		// business, tested in Python); the day it was last fed must be among the citations.
-		expect(links[0]).toMatch(/^Daily\/2026-11-\d\d$/);
-		expect(links).toContain("Daily/2026-11-11");
-		expect(links).toContain("Recipes/Sourdough Starter#Reviving from the fridge");
+		// The answer comes first: the day the starter was last fed, cited to that day's log.
+		expect(links[0]).toBe("Daily/2026-11-11#Log");
+		const section = links.find((link) => link?.startsWith("Recipes/Sourdough Starter#"));
+		expect(section).toBeDefined();
+		expect(await page.$$eval(".vault-agent-answer strong", (els) => els.length)).toBeGreaterThan(0);
 		const sources = await page.$$eval(".vault-agent-sources a", (as) => as.map((a) => a.textContent));
-		expect(sources).toContain("Sourdough Starter › Reviving from the fridge");
+		expect(sources).toContain(`Sourdough Starter › ${section!.split("#")[1]}`);
 		expect(await page.textContent(".vault-agent-trace summary")).toBe("Steps (1)");
 
 		await page.click(".vault-agent-answer a.internal-link >> nth=0");
-		await page.click('.vault-agent-sources a[data-href="Recipes/Sourdough Starter#Reviving from the fridge"]', { modifiers: ["Control"] });
+		await page.click(`.vault-agent-sources a[data-href="${section}"]`, { modifiers: ["Control"] });
 		await page.hover(".vault-agent-answer a.internal-link >> nth=1");
 		const app = await read(page, (h) => ({ opened: h.app.opened, hovers: h.app.hovers }));
 		expect(app.opened).toEqual([
 			{ linktext: links[0], sourcePath: ACTIVE, newLeaf: false },
-			{ linktext: "Recipes/Sourdough Starter#Reviving from the fridge", sourcePath: ACTIVE, newLeaf: "tab" },
+			{ linktext: section, sourcePath: ACTIVE, newLeaf: "tab" },
 		]);
 		expect(app.hovers.at(-1)).toMatchObject({ source: "vault-agent-ask", sourcePath: ACTIVE });
 
 		expect(await page.$$("img")).toHaveLength(0);
-		await page.waitForFunction(() => /38 notes/.test(document.querySelector(".vault-agent-statusbar")?.textContent ?? ""));
-
+		await page.waitForFunction(() => /Vault Agent: 38 notes/.test(document.querySelector(".vault-agent-statusbar")?.textContent ?? ""));
 		await page.$eval(".vault-agent-thread", (el) => (el.scrollTop = 0));
-		await page.mouse.move(600, 400);
-		mkdirSync(path.dirname(SCREENSHOT), { recursive: true });
-		await page.screenshot({ path: SCREENSHOT });
-		if (process.env.VAULT_AGENT_SCREENSHOT) copyFileSync(SCREENSHOT, path.resolve(REPO, process.env.VAULT_AGENT_SCREENSHOT));
+		await screenshot(page, "answer");
 		await page.close();
 	});
 
-	it("sends the active note and its neighbourhood as context", async () => {
-		const page = await openPane({ neighbourhoodDepth: 1 });
+	it("lists the notes sent as context when the context line is opened", async () => {
+		const page = await openPane(browser, { settings: { neighbourhoodDepth: 1 } });
 		await ask(page, "Who is Gus?");
-		await page.waitForSelector(".vault-agent-answer", { state: "attached" });
-		await page.waitForSelector(".vault-agent-footer", { timeout: 30_000 });
-		const context = await page.textContent(".vault-agent-context");
-		expect(context).toMatch(/^Context: Sourdough Starter and \d+ linked notes$/);
+		await answered(page);
+		const summary = await page.textContent(".vault-agent-context summary");
+		const count = Number(/^Context: Sourdough Starter and (\d+) linked notes$/.exec(summary ?? "")?.[1]);
+		expect(count).toBeGreaterThan(1);
+		await page.click(".vault-agent-context summary");
+		const notes = await page.$$eval(".vault-agent-context li", (items) => items.map((li) => li.textContent));
+		expect(notes[0]).toBe("Recipes/Sourdough Starter.md (open note)");
+		expect(notes).toContain("Recipes/Country Loaf.md (linked from it)");
+		expect(notes).toHaveLength(count + 1);
+		await screenshot(page, "context");
+		await page.close();
+	});
+
+	it("looks like Obsidian: icon buttons with tooltips, one product name", async () => {
+		const page = await openPane(browser);
+		await ask(page, "Who is Ruth?");
+		await answered(page);
+		const buttons = await page.$$eval(".vault-agent-view button", (all: HTMLElement[]) =>
+			all
+				// Error actions and "Check again" are calls to action in words; hidden ones don't count.
+				.filter((b) => !b.closest(".vault-agent-error, .vault-agent-install") && b.offsetParent !== null)
+				.map((b) => ({ label: b.getAttribute("aria-label"), text: b.textContent?.trim(), icon: b.querySelector("svg") !== null })),
+		);
+		expect(buttons.length).toBe(7); // toolbar (3), Ask, the answer's actions (3)
+		for (const button of buttons) expect(button, JSON.stringify(button)).toMatchObject({ text: "", icon: true, label: expect.any(String) as unknown });
+		const labels = buttons.map((b) => b.label);
+		for (const label of ["New conversation", "Conversations", "Save as note", "Ask (Enter)", "Copy answer (markdown)", "Insert at the cursor", "Ask again"]) {
+			expect(labels).toContain(label);
+		}
+		const words = await page.evaluate(() => document.body.innerText);
+		expect(words).not.toMatch(/Vault agent\b/); // the product is "Vault Agent" everywhere
 		await page.close();
 	});
 
@@ -145,7 +123,7 @@ describe("the pane in Chromium, against vault-agent serve", () => {
 			`<table background="${leak}/bg"><tr><td>cell</td></tr></table>`,
 		].join("\n");
 		try {
-			const page = await openPane();
+			const page = await openPane(browser);
 			await page.evaluate((markup) => {
 				const { harness } = window;
 				harness.obsidian.MarkdownRenderer.render = async (_app, _markdown, el) => {
@@ -175,21 +153,44 @@ describe("the pane in Chromium, against vault-agent serve", () => {
 		}
 	});
 
-	it("tells the user clearly when the token is wrong", async () => {
-		const page = await openPane({ token: "wrong-token-0123456789" });
+	it("says the token is wrong, and opens the settings from the error", async () => {
+		const page = await openPane(browser, { settings: { token: "wrong-token-0123456789" } });
 		await ask(page, QUESTION);
 		await page.waitForSelector(".vault-agent-error");
-		expect(await page.textContent(".vault-agent-error")).toMatch(/rejected the token/);
+		expect(await page.textContent(".vault-agent-error-text")).toMatch(/rejected the token/);
 		expect(await read(page, (h) => h.notices)).toContainEqual(expect.stringMatching(/rejected the token/));
+		await page.click(".vault-agent-error button.vault-agent-action-open-settings");
+		expect(await read(page, (h) => h.app.settingsOpened)).toEqual(["open", "vault-agent"]);
 		await page.close();
 	});
 
-	it("tells the user clearly when the sidecar is not running", async () => {
-		const page = await openPane({ sidecarUrl: "http://127.0.0.1:9" });
+	it("says no token is set, rather than that one was rejected", async () => {
+		const page = await openPane(browser, { settings: { token: "" } });
 		await ask(page, QUESTION);
 		await page.waitForSelector(".vault-agent-error");
-		expect(await page.textContent(".vault-agent-error")).toMatch(/not running at http:\/\/127\.0\.0\.1:9\b/);
-		expect(await page.textContent(".vault-agent-statusbar")).toBe("Vault agent: offline");
+		const text = await page.textContent(".vault-agent-error-text");
+		expect(text).toMatch(/^No token set/);
+		expect(text).not.toMatch(/rejected/);
+		await page.close();
+	});
+
+	it("says the sidecar is not running, offers to start it, and Retry answers once it is reachable", async () => {
+		const page = await openPane(browser, { settings: { sidecarUrl: "http://127.0.0.1:9" } });
+		await ask(page, QUESTION);
+		await page.waitForSelector(".vault-agent-error");
+		expect(await page.textContent(".vault-agent-error-text")).toMatch(/not running at http:\/\/127\.0\.0\.1:9\b/);
+		const actions = await page.$$eval(".vault-agent-error button", (all) => all.map((b) => b.textContent));
+		expect(actions).toEqual(["Start sidecar", "Open settings", "Retry"]);
+		await page.waitForFunction(() => document.querySelector(".vault-agent-statusbar")?.textContent === "Vault Agent: offline");
+		await screenshot(page, "error-actions");
+		// The user fixes the URL in the settings, then retries.
+		const proxy = await page.evaluate(() => (window.harness.app.pluginData as Record<string, { sidecarUrl: string }>)["vault-agent"]!.sidecarUrl);
+		expect(proxy).toBe("http://127.0.0.1:9");
+		await page.evaluate((url) => (window.harness.plugin.settings.sidecarUrl = url), inject("proxyUrl"));
+		await page.click(".vault-agent-error button.vault-agent-action-retry");
+		await answered(page);
+		expect(await page.$$(".vault-agent-turn")).toHaveLength(1); // the failed turn gave way
+		expect(await page.$$eval(".vault-agent-answer a.internal-link", (as) => as.length)).toBeGreaterThan(0);
 		await page.close();
 	});
 });

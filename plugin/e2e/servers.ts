@@ -37,8 +37,11 @@ export interface Sidecar extends Running {
 	output(): string;
 }
 
-/** `vault-agent serve --vault <vault> --port 0`, resolved when it answers and has indexed. */
-export async function startSidecar(vault: string, token: string): Promise<Sidecar> {
+/**
+ * `vault-agent serve --vault <vault> --port 0`, resolved when it answers and (unless
+ * `waitForIndex` is false) has indexed.
+ */
+export async function startSidecar(vault: string, token: string, waitForIndex = true): Promise<Sidecar> {
 	const dataDir = mkdtempSync(path.join(tmpdir(), "vault-agent-e2e-"));
 	const command = (process.env.VAULT_AGENT_SERVE ?? "python3 -m uv run --frozen --quiet vault-agent serve").split(" ");
 	const [program, ...args] = command;
@@ -69,7 +72,7 @@ export async function startSidecar(vault: string, token: string): Promise<Sideca
 		}, 50);
 	});
 	const url = `http://127.0.0.1:${port}`;
-	await waitForIndex(url, token, child, () => output);
+	if (waitForIndex) await indexed(url, token, child, () => output);
 	return {
 		url,
 		port,
@@ -79,7 +82,7 @@ export async function startSidecar(vault: string, token: string): Promise<Sideca
 	};
 }
 
-async function waitForIndex(url: string, token: string, child: ChildProcess, output: () => string): Promise<void> {
+async function indexed(url: string, token: string, child: ChildProcess, output: () => string): Promise<void> {
 	const deadline = Date.now() + 120_000;
 	while (Date.now() < deadline) {
 		if (child.exitCode !== null) throw new Error(`the sidecar exited:\n${output()}`);

@@ -6,6 +6,7 @@ export default defineConfig({
 	test: {
 		include: ["plugin/e2e/**/*.e2e.ts"],
 		environment: "node",
+		globalSetup: ["plugin/e2e/global-setup.ts"],
 		testTimeout: 60_000,
 		hookTimeout: 180_000,
 		fileParallelism: false,

@@ -4,9 +4,9 @@
  *
  * Citations are Obsidian wikilinks, `[[path/Note#Heading]]` (or `[[paper.pdf#page=3]]`); the
  * renderer turns them into `a.internal-link` elements whose `data-href` is the link text,
- * subpath included, ready for `openLinkText`. No `obsidian` import.
+ * subpath included, ready for `openLinkText`. The links are always the sidecar's own (in
+ * `done.answer`, its Sources list included): the pane never rebuilds one. No `obsidian` import.
  */
-import type { NoteRef } from "./events";
 
 /** The link text a rendered internal link opens ("Note#Heading", "paper.pdf#page=3"). */
 export function linktextOf(element: Element): string | null {
@@ -17,30 +17,25 @@ export function linktextOf(element: Element): string | null {
 }
 
 /**
- * The wikilink text for a source, as the sidecar writes it (`note_link` in agent/citations.py):
- * the path without ".md", then "#" and the last part of the heading path. A PDF's page ("Page 3")
- * becomes "#page=3", the subpath at which Obsidian's PDF viewer opens.
+ * How the Sources list labels a link the sidecar wrote: the note's name and the section,
+ * "Recipes/Sourdough Starter#Feeding" -> "Sourdough Starter › Feeding",
+ * "papers/baking.pdf#page=3" -> "baking.pdf › Page 3". Only the label: the link stays the sidecar's.
  */
-export function noteLink(source: Pick<NoteRef, "file" | "heading">): string {
-	const target = source.file.toLowerCase().endsWith(".md") ? source.file.slice(0, -3) : source.file;
-	const last = source.heading.split(" > ").pop() ?? "";
-	const page = /^page(?: |=)(\d+)$/i.exec(last.trim());
-	if (page && source.file.toLowerCase().endsWith(".pdf")) return `${source.file}#page=${page[1]}`;
-	const section = last.replace(/[#|^:[\]\\]+/g, " ").split(/\s+/).filter(Boolean).join(" ");
-	return section ? `${target}#${section}` : target;
-}
-
-/** A source as the Sources list labels it: "Title › Heading" (the heading's last part). */
-export function sourceLabel(source: NoteRef): string {
-	const title = source.title || source.file.replace(/\.md$/i, "").split("/").pop() || source.file;
-	const heading = source.heading.split(" > ").pop() ?? "";
-	return heading && heading !== title ? `${title} › ${heading}` : title;
+export function linkLabel(linktext: string): string {
+	const hash = linktext.indexOf("#");
+	const target = hash === -1 ? linktext : linktext.slice(0, hash);
+	const subpath = hash === -1 ? "" : linktext.slice(hash + 1);
+	const name = (target.split("/").pop() ?? target).replace(/\.md$/i, "");
+	const page = /^page=(\d+)$/i.exec(subpath);
+	const section = page ? `Page ${page[1]}` : subpath.split("#").pop() ?? "";
+	return section && section !== name ? `${name} › ${section}` : name;
 }
 
 /**
- * Split off the answer's closing "Sources:" list (the sidecar appends one; the pane shows
- * `done.sources` instead). Only a list that ends the answer, with nothing but list items after
- * the heading, is split off.
+ * Split off the answer's closing "Sources:" list (the sidecar appends one, one item per entry
+ * of `done.sources`), so the pane can show it in a box of its own: `sources` is the list's items,
+ * without the heading. Only a list that ends the answer, with nothing but list items after the
+ * heading, is split off.
  */
 export function splitSources(markdown: string): { body: string; sources: string } {
 	const lines = markdown.replace(/\s+$/, "").split("\n");
@@ -51,7 +46,7 @@ export function splitSources(markdown: string): { body: string; sources: string 
 			if (rest.length === 0 || !rest.every((l) => /^\s*(?:[-*+]|\d+[.)])\s+/.test(l))) break;
 			return {
 				body: lines.slice(0, i).join("\n").replace(/\s+$/, ""),
-				sources: lines.slice(i).join("\n"),
+				sources: rest.join("\n"),
 			};
 		}
 		if (line.trim() !== "" && !/^\s*(?:[-*+]|\d+[.)])\s+/.test(line)) break;

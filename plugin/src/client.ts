@@ -4,10 +4,21 @@
  * Plain JSON calls go through an injected `HttpRequester` (Obsidian's `requestUrl` in the app:
  * no CORS, but it buffers whole responses); the answer stream goes through an injected `fetch`
  * (streams, and needs the sidecar's CORS answer for app://obsidian.md). Failures become a
- * `SidecarError` whose `kind` says what the user can do. No `obsidian` import.
+ * `SidecarError` whose `kind` says what the user can do. Bodies and answers are the generated
+ * contract types (generated/contract.ts). No `obsidian` import.
  */
-import { toAgentEvent, type AgentEvent, type DoneEvent, type ErrorEvent } from "./events";
-import type { Neighbour } from "./neighbourhood";
+import { toAgentEvent } from "./events";
+import type {
+	AgentEvent,
+	AgentRequest,
+	DoneEvent,
+	ErrorEvent,
+	HealthResponse,
+	IndexResponse,
+	RelatedResponse,
+	SearchResponse,
+	SyncResponse,
+} from "./generated/contract";
 import { readSse } from "./sse";
 
 export interface HttpRequest {
@@ -33,54 +44,10 @@ export interface Connection {
 	token: string;
 }
 
-/** The body of `POST /v1/ask` (AgentRequest in the sidecar). */
-export interface AskRequest {
-	question: string;
-	active_note?: { path: string; content?: string };
-	neighbourhood?: Neighbour[];
-	selection?: string;
-	history?: { role: "user" | "assistant"; content: string }[];
-	profile?: string;
-	context_budget?: number;
-}
-
 export type AskOutcome =
 	| { kind: "done"; done: DoneEvent }
 	| { kind: "error"; error: ErrorEvent }
 	| { kind: "aborted" };
-
-export interface IndexProgress {
-	state: string;
-	files_total: number;
-	files_done: number;
-	chunks_done: number;
-	last_error?: string | null;
-}
-
-export interface FileStatus {
-	file: string;
-	state: string;
-	reason?: string | null;
-	chunks: number;
-}
-
-/** `GET /v1/index` */
-export interface IndexStatus {
-	/** unavailable, syncing, watching, idle or error */
-	state: string;
-	error: string | null;
-	progress: IndexProgress;
-	counts: { files: number; indexed: number; skipped: number; failed: number; chunks: number };
-	files: FileStatus[];
-}
-
-export interface SearchHit {
-	file: string;
-	title: string;
-	heading: string;
-	score: number;
-	snippet: string;
-}
 
 /**
  * - unreachable: nothing answers at the URL (sidecar not running, wrong port)
@@ -122,7 +89,7 @@ export class SidecarClient {
 	) {}
 
 	/** `GET /v1/health` (no token needed). */
-	health(): Promise<{ status: string; version: string; index: string }> {
+	health(): Promise<HealthResponse> {
 		return this.json("GET", "/v1/health");
 	}
 
@@ -130,18 +97,23 @@ export class SidecarClient {
 	 * `GET /v1/index`: state, progress, counts and per-file status. The status bar polls this, so
 	 * by default only skipped and failed files are listed: a 50k-note vault's full list is megabytes.
 	 */
-	index(files: "all" | "problems" | "none" = "problems"): Promise<IndexStatus> {
+	index(files: "all" | "problems" | "none" = "problems"): Promise<IndexResponse> {
 		return this.json("GET", `/v1/index?files=${files}`);
 	}
 
 	/** `POST /v1/index/sync`: rescan the vault now (answers at once). */
-	sync(): Promise<unknown> {
+	sync(): Promise<SyncResponse> {
 		return this.json("POST", "/v1/index/sync", { wait: false });
 	}
 
 	/** `POST /v1/search` */
-	search(query: string, limit = 10): Promise<{ hits: SearchHit[] }> {
+	search(query: string, limit = 10): Promise<SearchResponse> {
 		return this.json("POST", "/v1/search", { query, limit });
+	}
+
+	/** `POST /v1/related`: the notes closest in meaning to `file` (a 404 until it is indexed). */
+	related(file: string, limit = 15): Promise<RelatedResponse> {
+		return this.json("POST", "/v1/related", { file, limit });
 	}
 
 	/**
@@ -150,7 +122,7 @@ export class SidecarClient {
 	 * request itself failed.
 	 */
 	async ask(
-		body: AskRequest,
+		body: AgentRequest,
 		options: { signal: AbortSignal; onEvent: (event: AgentEvent) => void },
 	): Promise<AskOutcome> {
 		const { url, token } = this.connection();
@@ -267,29 +239,4 @@ export function httpError(status: number, text: string, url: string): SidecarErr
 		return new SidecarError("protocol", `nothing at ${url} looks like the sidecar (404)`, status);
 	}
 	return new SidecarError("rejected", detail, status, code);
-}
-
-/** What to tell the user, in one or two sentences they can act on. */
-export function describeError(error: unknown, url: string): string {
-	if (!(error instanceof SidecarError)) {
-		return `Something went wrong: ${error instanceof Error ? error.message : String(error)}`;
-	}
-	switch (error.kind) {
-		case "unreachable":
-			return (
-				`The sidecar is not running at ${url}. Start it with "vault-agent serve --vault ` +
-				`<your vault>", or turn on "Start the sidecar automatically" in the plugin settings.`
-			);
-		case "unauthorized":
-			return (
-				"The sidecar rejected the token. Copy it into the plugin settings from the file " +
-				"\"vault-agent serve\" names when it starts (~/.config/vault-agent/token on Linux)."
-			);
-		case "refused":
-			return `The sidecar refused the request: ${error.message}.`;
-		case "unavailable":
-			return `The sidecar is running but its index is unavailable: ${error.message}`;
-		default:
-			return `The sidecar: ${error.message}`;
-	}
 }

@@ -3,7 +3,7 @@
  * the neighbourhood, earlier turns, the profile and the context budget. Pure: the plugin reads
  * the editor and the metadata cache and passes plain values in. No `obsidian` import.
  */
-import type { AskRequest } from "./client";
+import type { AgentRequest } from "./generated/contract";
 import type { Neighbourhood } from "./neighbourhood";
 import type { VaultAgentSettings } from "./settings";
 
@@ -45,8 +45,8 @@ export function buildAskRequest(
 	context: QuestionContext,
 	settings: Pick<VaultAgentSettings, "profile" | "contextBudget">,
 	earlier: readonly Exchange[] = [],
-): AskRequest {
-	const request: AskRequest = {
+): AgentRequest {
+	const request: AgentRequest = {
 		question: question.trim().slice(0, MAX_QUESTION_CHARS),
 		context_budget: settings.contextBudget,
 	};
@@ -68,7 +68,7 @@ export function historyOf(
 	earlier: readonly Exchange[],
 	turns = HISTORY_TURNS,
 	chars = HISTORY_CHARS,
-): NonNullable<AskRequest["history"]> {
+): NonNullable<AgentRequest["history"]> {
 	return earlier.slice(-turns).flatMap((exchange) => [
 		{ role: "user" as const, content: exchange.question.slice(0, chars) },
 		{ role: "assistant" as const, content: exchange.answer.slice(0, chars) },
@@ -85,6 +85,20 @@ export function describeContext(context: QuestionContext): string {
 	if (parts.length === 0) return "No note open: the whole vault is searched.";
 	const last = parts.pop() ?? "";
 	return `Context: ${parts.length > 0 ? `${parts.join(", ")} and ${last}` : last}`;
+}
+
+/** The notes that went with the question, for the expanded context line. */
+export function contextNotes(context: QuestionContext): string[] {
+	const notes: string[] = [];
+	if (context.activeNote) notes.push(`${context.activeNote.path} (open note)`);
+	for (const neighbour of context.neighbourhood.notes) {
+		const how = neighbour.relation === "link" ? "linked from it" : "links to it";
+		notes.push(`${neighbour.path} (${how}${neighbour.depth > 1 ? `, ${neighbour.depth} links away` : ""})`);
+	}
+	if (context.neighbourhood.leftOut > 0) {
+		notes.push(`${context.neighbourhood.leftOut} more linked notes left out (context budget)`);
+	}
+	return notes;
 }
 
 /** "Projects/Kyoto Trip.md" -> "Kyoto Trip" */

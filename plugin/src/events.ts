@@ -1,83 +1,14 @@
 /**
- * The events `POST /v1/ask` streams, as typed values (mirrors sidecar/vault_agent/agent/events.py;
- * field names are the API's). A run sends status / tool_call / tool_result / delta events in any
- * number, then exactly one `done` or `error`.
+ * The events `POST /v1/ask` streams, read from SSE messages. Their types are generated from the
+ * sidecar's models (generated/contract.ts). A run sends status / tool_call / tool_result / delta
+ * events in any number, then exactly one `done` or `error`.
  *
  * `delta` text is the model's raw text; `done.answer` is the checked answer (unsupported
  * citations and remote images removed, Sources appended): clients replace the streamed text
  * with it. No `obsidian` import.
  */
+import type { AgentEvent } from "./generated/contract";
 import type { SseMessage } from "./sse";
-
-/** A note, or one section of it ("Setup > Linux"; "" for the whole note). */
-export interface NoteRef {
-	file: string;
-	title: string;
-	heading: string;
-}
-
-export interface StatusEvent {
-	event: "status";
-	stage: string;
-	message: string;
-	turn: number;
-}
-
-export interface ToolCallEvent {
-	event: "tool_call";
-	id: string;
-	name: string;
-	arguments: Record<string, unknown>;
-	turn: number;
-}
-
-export interface ToolResultEvent {
-	event: "tool_result";
-	id: string;
-	name: string;
-	ok: boolean;
-	summary: string;
-	notes: NoteRef[];
-	elapsed_ms: number;
-}
-
-export interface DeltaEvent {
-	event: "delta";
-	text: string;
-	turn: number;
-}
-
-export interface RemovedCitation {
-	citation: string;
-	reason: string;
-}
-
-export interface DoneEvent {
-	event: "done";
-	answer: string;
-	sources: NoteRef[];
-	removed_citations: RemovedCitation[];
-	removed_images: string[];
-	usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
-	timings: { total_ms: number; model_ms: number; tools_ms: number; first_delta_ms?: number | null };
-	profile: string;
-	model: string;
-	turns: number;
-}
-
-export interface ErrorEvent {
-	event: "error";
-	code: string;
-	message: string;
-}
-
-export type AgentEvent =
-	| StatusEvent
-	| ToolCallEvent
-	| ToolResultEvent
-	| DeltaEvent
-	| DoneEvent
-	| ErrorEvent;
 
 /** Field checks per event: only what the pane relies on; extra fields pass through. */
 const REQUIRED: Record<AgentEvent["event"], Record<string, string>> = {

@@ -7,18 +7,14 @@
  * backlinks come from inverting it (`getBacklinksForFile` is not public API). No `obsidian`
  * import: the plugin passes the maps and a size function in.
  */
+import type { NeighbourNote } from "./generated/contract";
 
 /** source path -> resolved target path -> number of links */
 export type ResolvedLinks = Record<string, Record<string, number>>;
 
-export type Relation = "link" | "backlink";
-
-/** One neighbour, as `POST /v1/ask` takes it. */
-export interface Neighbour {
-	path: string;
-	relation: Relation;
-	depth: number;
-}
+/** One neighbour, as `POST /v1/ask` takes it (the depth always set). */
+export type Neighbour = Required<NeighbourNote>;
+export type Relation = Neighbour["relation"];
 
 export interface NeighbourhoodOptions {
 	/** How many links away to look (0: none). */

@@ -18,7 +18,8 @@
  * URLs are judged as the browser parses them (the WHATWG `URL`), never by their spelling, with
  * the sidecar's rules (agent/vault_urls.py): a vault resource is a relative URL or an `app:` URL
  * (Obsidian serves vault files on it); a safe link is a vault resource or an http(s) page.
- * No `obsidian` import: tested in happy-dom (plugin/tests/hostile.test.ts).
+ * No `obsidian` import: tested in happy-dom (plugin/tests/safe-render.test.ts; through the pane,
+ * plugin/tests/obsidian/turn.test.ts).
  */
 
 const BASE_HOST = "vault.invalid";

@@ -21,6 +21,8 @@ export interface VaultAgentSettings {
 	neighbourhoodDepth: number;
 	/** Characters of context (selection, active note, neighbours) sent with a question. */
 	contextBudget: number;
+	/** Where "Save as note" writes conversations ("" or "/": the vault's root). */
+	notesFolder: string;
 }
 
 export const DEFAULT_PORT = 8765;
@@ -33,6 +35,7 @@ export const DEFAULT_SETTINGS: VaultAgentSettings = {
 	profile: "",
 	neighbourhoodDepth: 1,
 	contextBudget: 12_000,
+	notesFolder: "Vault Agent",
 };
 
 export const LIMITS = {
@@ -63,6 +66,7 @@ export function normaliseSettings(raw: unknown): VaultAgentSettings {
 			DEFAULT_SETTINGS.neighbourhoodDepth,
 		),
 		contextBudget: clampInt(data.contextBudget, LIMITS.contextBudget, DEFAULT_SETTINGS.contextBudget),
+		notesFolder: text("notesFolder") ?? DEFAULT_SETTINGS.notesFolder,
 	};
 }
 

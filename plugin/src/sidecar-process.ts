@@ -9,6 +9,7 @@
  * `spawn` is injected.
  */
 import type { ChildProcess, SpawnOptions } from "child_process";
+import { isNotFound } from "./install";
 
 export type Spawn = (command: string, args: readonly string[], options: SpawnOptions) => ChildProcess;
 export type Kill = (pid: number, signal: NodeJS.Signals) => void;
@@ -74,13 +75,20 @@ export class SidecarProcess {
 	private child: ChildProcess | null = null;
 	private output: string[] = [];
 	private stopping = false;
+	/** The last start failed because the command does not exist. */
+	notFound = false;
 
 	constructor(
 		private readonly spawn: Spawn,
 		private readonly kill: Kill,
 		private readonly platform: string,
-		/** Called when the sidecar ends without being asked to, with what it last printed. */
-		private readonly onExit: (message: string) => void,
+		/**
+		 * Called when the sidecar ends without being asked to, with what it last printed
+		 * (`notFound`: its command does not exist).
+		 */
+		private readonly onExit: (message: string, notFound: boolean) => void,
+		/** Called once the command is found and running (Node's "spawn" event). */
+		private readonly onSpawned: () => void = () => {},
 	) {}
 
 	get running(): boolean {
@@ -93,6 +101,7 @@ export class SidecarProcess {
 		const [program, ...args] = sidecarArgv(options.command, options.vault, options.port);
 		if (!program) throw new Error("the sidecar command is empty");
 		this.stopping = false;
+		this.notFound = false;
 		this.output = [];
 		const child = this.spawn(program, args, {
 			cwd: options.vault,
@@ -108,15 +117,20 @@ export class SidecarProcess {
 		};
 		child.stdout?.on("data", keep);
 		child.stderr?.on("data", keep);
+		child.on("spawn", () => {
+			this.notFound = false;
+			this.onSpawned();
+		});
 		child.on("error", (error) => {
 			if (this.child === child) this.child = null;
-			this.onExit(`could not start "${program}": ${error.message}`);
+			this.notFound = isNotFound(error);
+			this.onExit(`could not start "${program}": ${error.message}`, this.notFound);
 		});
 		child.on("exit", (code, signal) => {
 			if (this.child === child) this.child = null;
 			if (this.stopping) return;
 			const last = this.output.slice(-3).join("\n");
-			this.onExit(`exited (${signal ?? `code ${code}`})${last ? `:\n${last}` : ""}`);
+			this.onExit(`exited (${signal ?? `code ${code}`})${last ? `:\n${last}` : ""}`, false);
 		});
 	}
 

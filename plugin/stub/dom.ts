@@ -93,11 +93,23 @@ const helpers: Helpers & ThisType<HTMLElement> = {
 	},
 };
 
-/** Install the helpers on HTMLElement.prototype (once). */
+/** Install the helpers on HTMLElement.prototype, and the global createEl/createDiv (once). */
 export function installDomHelpers(): void {
 	const proto = HTMLElement.prototype as unknown as Record<string, unknown>;
 	if (typeof proto.createDiv === "function") return;
 	for (const [name, fn] of Object.entries(helpers)) {
 		Object.defineProperty(proto, name, { value: fn, configurable: true, writable: true });
 	}
+	// Obsidian's globals make detached elements.
+	const detached = (tag: string, options?: ElOptions | string): HTMLElement => {
+		const holder = document.createElement("div");
+		const el = createEl.call(holder, tag, options);
+		el.remove();
+		return el;
+	};
+	Object.assign(globalThis, {
+		createEl: detached,
+		createDiv: (options?: ElOptions | string) => detached("div", options),
+		createSpan: (options?: ElOptions | string) => detached("span", options),
+	});
 }

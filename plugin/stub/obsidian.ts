@@ -6,6 +6,7 @@
  * least that lets a test observe the plugin. A symbol is added when a test needs it. The app
  * object (workspace, vault, metadata cache) is built by ./app.ts.
  */
+import { createElement, icons } from "lucide";
 import { installDomHelpers } from "./dom";
 
 installDomHelpers();
@@ -78,6 +79,69 @@ export class Component {
 	}
 }
 
+/**
+ * Icons, as Obsidian draws them: lucide's, by kebab-case name ("send-horizontal"), drawn by the
+ * `lucide` package itself; `data-icon` names it for tests. An unknown name draws an empty svg.
+ */
+export function setIcon(el: HTMLElement, icon: string): void {
+	el.empty();
+	const name = icon.replace(/(^|-)([a-z0-9])/g, (_match: string, _dash: string, char: string) => char.toUpperCase());
+	const node = (icons as Record<string, Parameters<typeof createElement>[0]>)[name];
+	const svg = node ? createElement(node) : el.ownerDocument.createElementNS("http://www.w3.org/2000/svg", "svg");
+	svg.setAttribute("class", `svg-icon lucide-${icon}`);
+	svg.setAttribute("data-icon", icon);
+	svg.setAttribute("width", "16");
+	svg.setAttribute("height", "16");
+	el.appendChild(svg);
+}
+
+/** Like Obsidian: the tooltip is the element's aria-label. */
+export function setTooltip(el: HTMLElement, tooltip: string): void {
+	el.setAttribute("aria-label", tooltip);
+}
+
+export interface Debouncer<T extends unknown[]> {
+	(...args: T): void;
+	cancel(): this;
+	run(): void;
+}
+
+/** Obsidian's debounce: runs `callback` `timeout` ms after the first (or, with `resetTimer`, the last) call. */
+export function debounce<T extends unknown[]>(callback: (...args: T) => unknown, timeout = 0, resetTimer = false): Debouncer<T> {
+	let timer: ReturnType<typeof setTimeout> | null = null;
+	let last: T | null = null;
+	const run = () => {
+		timer = null;
+		const args = last;
+		last = null;
+		if (args) callback(...args);
+	};
+	const debounced = ((...args: T) => {
+		last = args;
+		if (timer !== null && resetTimer) {
+			clearTimeout(timer);
+			timer = null;
+		}
+		timer ??= setTimeout(run, timeout);
+	}) as Debouncer<T>;
+	debounced.cancel = () => {
+		if (timer !== null) clearTimeout(timer);
+		timer = null;
+		last = null;
+		return debounced;
+	};
+	debounced.run = () => {
+		if (timer !== null) clearTimeout(timer);
+		run();
+	};
+	return debounced;
+}
+
+export function normalizePath(path: string): string {
+	const cleaned = path.replace(/\\/g, "/").replace(/\/+/g, "/").replace(/^\/|\/$/g, "");
+	return cleaned === "" ? "/" : cleaned;
+}
+
 export class Notice {
 	/** Every notice shown, for assertions. */
 	static shown: string[] = [];
@@ -100,6 +164,13 @@ export class TFile {
 		const dot = this.name.lastIndexOf(".");
 		this.extension = dot === -1 ? "" : this.name.slice(dot + 1);
 		this.basename = dot === -1 ? this.name : this.name.slice(0, dot);
+	}
+}
+
+export class TFolder {
+	readonly name: string;
+	constructor(readonly path: string) {
+		this.name = path.split("/").pop() ?? path;
 	}
 }
 
@@ -174,7 +245,7 @@ export abstract class ItemView extends View {
 export class MarkdownView {
 	constructor(
 		readonly file: TFile | null,
-		readonly editor: { getValue(): string },
+		readonly editor: { getValue(): string; replaceSelection(text: string): void },
 	) {}
 	getViewType(): string {
 		return "markdown";
@@ -287,11 +358,14 @@ export class Plugin extends Component {
 	addRibbonIcon(icon: string, title: string, callback: (evt: MouseEvent) => unknown): HTMLElement {
 		const el = this.app.ribbonEl.createDiv({ cls: "side-dock-ribbon-action", attr: { "aria-label": title, "data-icon": icon } });
 		this.registerDomEvent(el, "click", callback);
+		this.register(() => el.remove());
 		return el;
 	}
 
 	addStatusBarItem(): HTMLElement {
-		return this.app.statusBarEl.createDiv({ cls: "status-bar-item" });
+		const el = this.app.statusBarEl.createDiv({ cls: "status-bar-item" });
+		this.register(() => el.remove()); // as Obsidian does on unload
+		return el;
 	}
 
 	addSettingTab(tab: PluginSettingTab): void {
@@ -354,6 +428,9 @@ export class Setting {
 	}
 	addButton(build: (button: Control) => unknown): this {
 		return this.add("button", build);
+	}
+	addExtraButton(build: (button: Control) => unknown): this {
+		return this.add("extra-button", build);
 	}
 	private add(kind: string, build: (control: Control) => unknown): this {
 		const record: (typeof this.controls)[number] = { kind };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { SidecarClient, SidecarError, describeError, type HttpRequest, type HttpResponse } from "../src/client";
-import type { AgentEvent } from "../src/events";
+import { SidecarClient, SidecarError, type HttpRequest, type HttpResponse } from "../src/client";
+import type { AgentEvent } from "../src/generated/contract";
 
 const CONNECTION = { url: "http://127.0.0.1:8765/", token: "secret" };
 const DONE = {
@@ -96,7 +96,6 @@ describe("SidecarClient.ask", () => {
 		const error = await c.ask({ question: "q" }, { signal: new AbortController().signal, onEvent: () => {} }).catch((e: unknown) => e);
 		expect(error).toBeInstanceOf(SidecarError);
 		expect(error).toMatchObject({ kind: "unauthorized", code: "invalid_token", status: 401 });
-		expect(describeError(error, CONNECTION.url)).toMatch(/rejected the token/);
 	});
 
 	it("is 'unreachable' when nothing listens, 'blocked' when only the stream fails", async () => {
@@ -104,7 +103,6 @@ describe("SidecarClient.ask", () => {
 		const down = client(refused, refused);
 		const error = await down.ask({ question: "q" }, { signal: new AbortController().signal, onEvent: () => {} }).catch((e: unknown) => e);
 		expect(error).toMatchObject({ kind: "unreachable" });
-		expect(describeError(error, "http://127.0.0.1:8765")).toMatch(/not running at http:\/\/127.0.0.1:8765.*vault-agent serve/);
 
 		const blocked = client(refused);
 		await expect(blocked.ask({ question: "q" }, { signal: new AbortController().signal, onEvent: () => {} })).rejects.toMatchObject({

@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import re
 import time
 from collections.abc import AsyncGenerator, Sequence
 from typing import Literal
@@ -190,8 +191,8 @@ class _Run:
         )
         yield self._status("answering", "Quoting the passages that answer.")
         self.first_delta_s = time.perf_counter() - self.started
-        for line in found.text.splitlines(keepends=True):
-            yield DeltaEvent(text=line, turn=1)
+        for piece in _pieces(found.text):
+            yield DeltaEvent(text=piece, turn=1)
         yield self._status("checking", "Checking citations.")
         yield self._done(found.text)
 
@@ -397,6 +398,13 @@ def _error_code(error: ModelError) -> ErrorCode:
     if isinstance(error, ModelResponseError):
         return "bad_response"
     return "model_error"
+
+
+def _pieces(text: str, size: int = 24) -> list[str]:
+    """`text` in pieces of about `size` characters, cut after spaces: delivered as a model
+    would write it, so clients show it growing the same way."""
+    pieces = re.findall(rf".{{1,{size}}}(?:\s+|$)|\S+", text, flags=re.DOTALL)
+    return [piece for piece in pieces if piece]
 
 
 def _ms(seconds: float) -> float:

@@ -3,20 +3,19 @@ agent while its events print."""
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from pathlib import Path
 
 import typer
 
+from vault_agent.agent.events import DoneEvent
 from vault_agent.agent.extractive import ExtractiveAnswerer
-from vault_agent.agent.loop import (
-    run_agent,
-)
+from vault_agent.agent.loop import run_agent
 from vault_agent.agent.prompts import ActiveNote, neighbourhood_of
 from vault_agent.agent.reader import ToolsContext
-from vault_agent.agent.request import (
-    AgentRequest,
-)
-from vault_agent.cli.common import errors
+from vault_agent.agent.request import AgentRequest
+from vault_agent.cli.common import errors, load_settings, open_index, sync_with_progress
 from vault_agent.cli.printing import AnswerPrinter
 from vault_agent.index.vault_index import VaultIndex
 from vault_agent.llm.errors import ModelError
@@ -24,6 +23,23 @@ from vault_agent.llm.registry import select_model
 from vault_agent.vault.files import PathOutsideVaultError, resolve_in_vault
 
 PROFILES = ("auto", "mistral", "ollama", "openai", "extractive")
+
+
+@contextlib.contextmanager
+def question_index(vault: Path | None, profile: str | None, no_sync: bool) -> Iterator[VaultIndex]:
+    """The vault's index, synced (unless `no_sync`), with `profile` chosen for its answers."""
+    settings = load_settings(vault)
+    if profile is not None:
+        if profile not in PROFILES:
+            errors.print(f"[red]error:[/red] unknown profile {profile!r}; use one of {PROFILES}")
+            raise typer.Exit(2)
+        settings = settings.model_copy(
+            update={"llm": settings.llm.model_copy(update={"profile": profile})}
+        )
+    with open_index(settings) as vault_index:
+        if not no_sync:
+            sync_with_progress(vault_index)
+        yield vault_index
 
 
 def ask_request(question: str, vault_index: VaultIndex, note: Path | None) -> AgentRequest:
@@ -49,8 +65,8 @@ def ask_request(question: str, vault_index: VaultIndex, note: Path | None) -> Ag
     )
 
 
-async def answer(request: AgentRequest, vault_index: VaultIndex, verbose: bool) -> bool:
-    """Run the agent, printing as events arrive; False when it ended in an error."""
+async def answer(request: AgentRequest, vault_index: VaultIndex, verbose: bool) -> DoneEvent | None:
+    """Run the agent, printing as events arrive: the final event, or None when it failed."""
     settings = vault_index.settings
     try:
         model, reason = await select_model(
@@ -58,7 +74,7 @@ async def answer(request: AgentRequest, vault_index: VaultIndex, verbose: bool) 
         )
     except ModelError as error:
         errors.print(f"[red]error:[/red] {error}")
-        return False
+        return None
     errors.print(f"[dim]{reason}[/dim]")
     printer = AnswerPrinter(verbose)
     try:
@@ -69,4 +85,4 @@ async def answer(request: AgentRequest, vault_index: VaultIndex, verbose: bool) 
                 printer.show(event)
     finally:
         await model.aclose()
-    return printer.ok
+    return printer.done

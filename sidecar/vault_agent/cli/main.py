@@ -1,4 +1,5 @@
-"""`vault-agent index | search | ask | serve | eval | sources`: a thin shell over the library.
+"""`vault-agent index | search | ask | chat | serve | eval | sources`: a thin shell over the
+library.
 
 Each command resolves the vault, opens a `VaultIndex` and prints. No logic lives here that a
 test could not reach through the functions it calls.
@@ -16,7 +17,8 @@ from typing import Annotated
 
 import typer
 
-from vault_agent.cli.ask import PROFILES, answer, ask_request
+from vault_agent.cli.ask import answer, ask_request, question_index
+from vault_agent.cli.chat import chat
 from vault_agent.cli.common import (
     VaultOption,
     console,
@@ -112,21 +114,14 @@ def ask(
     ] = False,
 ) -> None:
     """Ask a question about the vault; the answer cites the notes it comes from."""
-    settings = load_settings(vault)
-    if profile is not None:
-        if profile not in PROFILES:
-            errors.print(f"[red]error:[/red] unknown profile {profile!r}; use one of {PROFILES}")
-            raise typer.Exit(2)
-        settings = settings.model_copy(
-            update={"llm": settings.llm.model_copy(update={"profile": profile})}
-        )
-    with open_index(settings) as vault_index:
-        if not no_sync:
-            sync_with_progress(vault_index)
+    with question_index(vault, profile, no_sync) as vault_index:
         request = ask_request(question, vault_index, note)
-        answered = asyncio.run(answer(request, vault_index, verbose))
-    if not answered:
+        done = asyncio.run(answer(request, vault_index, verbose))
+    if done is None:
         raise typer.Exit(1)
+
+
+app.command()(chat)
 
 
 @app.command()

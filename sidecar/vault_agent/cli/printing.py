@@ -68,7 +68,8 @@ class AnswerPrinter:
 
     def __init__(self, verbose: bool) -> None:
         self.verbose = verbose
-        self.ok = True
+        #: The final event, once the run ended with an answer (None while running, or on error).
+        self.done: DoneEvent | None = None
         self._live = Live(console=console, auto_refresh=False) if console.is_terminal else None
         self._turn = 0
         self._text = ""
@@ -98,9 +99,9 @@ class AnswerPrinter:
                 highlight=False,
             )
         elif isinstance(event, DoneEvent):
+            self.done = event
             self._done(event)
         elif isinstance(event, ErrorEvent):
-            self.ok = False
             self._render("")
             errors.print(f"[red]error ({event.code}):[/red] {event.message}", highlight=False)
 

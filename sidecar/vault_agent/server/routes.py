@@ -25,6 +25,7 @@ from vault_agent.index.documents.models import (
     WriteReport,
 )
 from vault_agent.index.note_text import rebuild_markdown
+from vault_agent.index.search.related import related_notes
 from vault_agent.index.store.protocol import ChunkPayload, SearchFilter, Store
 from vault_agent.server.ask import ask
 from vault_agent.server.bodies import json_response, read_body, validation_error
@@ -38,6 +39,8 @@ from vault_agent.server.schemas import (
     IndexResponse,
     IndexState,
     NoteResponse,
+    RelatedRequest,
+    RelatedResponse,
     SearchRequest,
     SearchResponse,
     SyncRequest,
@@ -198,6 +201,25 @@ async def note(request: web.Request) -> web.Response:
     raise ApiError(404, "note_not_found", f"no indexed note {path!r}")
 
 
+async def related(request: web.Request) -> web.Response:
+    """The notes closest in meaning to `file` (from its stored chunk vectors), best first;
+    notes it links to or that link to it are marked. 404 while the note is not indexed."""
+    body = await read_body(request, RelatedRequest)
+    index = request.app[INDEX].require()
+    file = body.file.replace("\\", "/")
+    try:
+        resolve_in_vault(index.settings.vault_root, file)
+    except PathOutsideVaultError as error:
+        raise ApiError(400, "path_outside_vault", str(error)) from None
+    graph = index.graph
+    notes = await asyncio.to_thread(
+        related_notes, index.store, file, body.limit, graph.outgoing(file), graph.backlinks(file)
+    )
+    if notes is None:
+        raise ApiError(404, "note_not_found", f"no indexed note {body.file!r} (not indexed yet?)")
+    return json_response(RelatedResponse(file=file, notes=notes))
+
+
 async def openapi(request: web.Request) -> web.Response:
     """This API's OpenAPI 3.1 document."""
     return web.json_response(request.app[OPENAPI])
@@ -254,6 +276,15 @@ ROUTES: tuple[Route, ...] = (
         "A note, rebuilt from its indexed chunks",
         response=NoteResponse,
         errors=(400, 404),
+    ),
+    Route(
+        "POST",
+        "/v1/related",
+        related,
+        "The notes closest in meaning to a note",
+        body=RelatedRequest,
+        response=RelatedResponse,
+        errors=(404,),
     ),
     Route(
         "GET",

@@ -12,12 +12,9 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
-from vault_agent.index.search.hits import (
-    SearchHit,
-)
-from vault_agent.index.search.searcher import (
-    SearchMode,
-)
+from vault_agent.index.search.hits import SearchHit
+from vault_agent.index.search.related import RelatedNote
+from vault_agent.index.search.searcher import SearchMode
 from vault_agent.index.store.protocol import SearchFilter
 from vault_agent.index.sync.status import (
     FileStatus,
@@ -161,3 +158,19 @@ class NoteResponse(BaseModel):
     links: list[str] = Field(description="Resolved outgoing link targets.")
     chunks: int
     mtime: float
+
+
+class RelatedRequest(BaseModel):
+    """The notes closest in meaning to one note."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    file: str = Field(min_length=1, max_length=1_000, description="A vault path, e.g. a.md.")
+    limit: int = Field(default=10, ge=1, le=MAX_LIMIT)
+
+
+class RelatedResponse(BaseModel):
+    """Notes like `file`, best first (never `file` itself), linked ones marked."""
+
+    file: str
+    notes: list[RelatedNote]

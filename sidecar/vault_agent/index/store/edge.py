@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from qdrant_edge import (
     CountRequest,
@@ -128,6 +128,21 @@ class EdgeStore(QdrantStore[Filter]):
         )
         return [record.payload or {} for record in records], next_offset
 
+    def _dense_page(
+        self, flt: Filter, keys: list[str], limit: int, offset: Any
+    ) -> tuple[list[tuple[dict[str, Any], list[float]]], Any]:
+        records, next_offset = self._live().scroll(
+            ScrollRequest(
+                offset=offset,
+                limit=limit,
+                filter=flt,
+                with_payload=PayloadSelector.Include(keys),
+                with_vector=[DENSE_VECTOR],
+            )
+        )
+        page = [(record.payload or {}, _dense_of(record.vector)) for record in records]
+        return [(payload, vector) for payload, vector in page if vector is not None], next_offset
+
     def _count(self, flt: Filter | None) -> int:
         return self._live().count(CountRequest(exact=True, filter=flt))
 
@@ -212,6 +227,13 @@ def _point(chunk: EmbeddedChunk) -> Point:
 
 def _sparse(vector: SparseVector) -> EdgeSparseVector:
     return EdgeSparseVector(indices=vector.indices, values=vector.values)
+
+
+def _dense_of(vectors: object) -> list[float] | None:
+    """The dense vector of a scrolled record's named vectors (None when it has none)."""
+    if isinstance(vectors, dict) and isinstance(vectors.get(DENSE_VECTOR), list):
+        return cast(list[float], vectors[DENSE_VECTOR])
+    return None
 
 
 def _nearest(query: VectorQuery) -> Query:

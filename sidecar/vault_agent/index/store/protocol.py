@@ -179,6 +179,10 @@ class Store(Protocol):
     def count(self, search_filter: SearchFilter | None = None) -> int:
         """Exact number of points matching the filter."""
 
+    def dense_vectors(self, file: str) -> list[list[float]]:
+        """The stored dense vectors of `file`'s chunks, in chunk order (empty when it has
+        none): a note's own vectors, to find notes like it without embedding it again."""
+
     def file_states(
         self, source: str | None = None, files: Sequence[str] | None = None
     ) -> dict[str, FileState]:

@@ -3,9 +3,9 @@
 Qdrant Edge (`EdgeStore`) and qdrant-client (`ServerStore`) speak the same data model through
 different classes. `QdrantStore` holds every behaviour of the `Store` protocol; a subclass only
 maps a handful of primitives onto its engine: write a batch of points, delete or update by
-filter, run a batch of single-vector queries, read one page of a scroll, count, and build a
-filter from neutral conditions (`conditions.py`). So the two stores cannot drift apart on
-what a filter, a page or a file state means.
+filter, run a batch of single-vector queries, read one page of a scroll (payloads, or payloads
+with dense vectors), count, and build a filter from neutral conditions (`conditions.py`). So
+the two stores cannot drift apart on what a filter, a page or a file state means.
 """
 
 from __future__ import annotations
@@ -105,6 +105,18 @@ class QdrantStore(ABC, Generic[F]):
             builder.add(payload)
         return builder.build()
 
+    def dense_vectors(self, file: str) -> list[list[float]]:
+        """The stored dense vectors of `file`'s chunks, in chunk order (empty when it has
+        none): a note's own vectors, to find notes like it without embedding it again."""
+        flt = self._must(SearchFilter(files=[file]))
+        chunks: list[tuple[int, list[float]]] = []
+        offset: Any = None
+        while True:
+            page, offset = self._dense_page(flt, ["chunk_index"], SCROLL_PAGE, offset)
+            chunks.extend((int(payload.get("chunk_index", 0)), vector) for payload, vector in page)
+            if offset is None or not page:
+                return [vector for _, vector in sorted(chunks, key=lambda chunk: chunk[0])]
+
     # -- what each engine supplies ----------------------------------------------------------
 
     @abstractmethod
@@ -129,6 +141,13 @@ class QdrantStore(ABC, Generic[F]):
     ) -> tuple[list[dict[str, Any]], Any]:
         """One page of payloads (only `keys`, or all when None) and the next page's offset
         (None after the last page)."""
+
+    @abstractmethod
+    def _dense_page(
+        self, flt: F, keys: list[str], limit: int, offset: Any
+    ) -> tuple[list[tuple[dict[str, Any], list[float]]], Any]:
+        """One page of points as (payload with only `keys`, dense vector), and the next page's
+        offset (None after the last page)."""
 
     @abstractmethod
     def _count(self, flt: F | None) -> int:

