@@ -1,6 +1,6 @@
 """The ``extractive`` profile: answers without a language model, from the notes' own words.
 
-It is a :class:`~vault_agent.llm.base.ChatModel` like the others, so it runs through the same
+It is a :class:`~vault_agent.llm.model.ChatModel` like the others, so it runs through the same
 agent loop and a client sees the same events: its first turn calls ``search_notes`` with the
 question, its second turn reads that tool result and writes the answer: the most relevant
 passages grouped by note, each cited ``[[Note#Heading]]``, then Sources.

@@ -8,7 +8,7 @@ and with an instruction to answer from what was found, so the model calls at mos
 
 The model's text streams out as ``delta`` events while it is written; the final answer goes
 through :func:`~vault_agent.agent.citations.check_answer` and arrives in ``done``, which
-clients show in place of the streamed text. A :class:`~vault_agent.llm.base.ModelError` ends
+clients show in place of the streamed text. A :class:`~vault_agent.llm.errors.ModelError` ends
 the run with an ``error`` event. Cancelling the consumer (a client abort) cancels the model
 call in flight: its HTTP stream is closed on the way out.
 """
