@@ -4,7 +4,8 @@
 question), then alternates model turns and tool turns. Several calls in one turn run
 concurrently. Once ``llm.max_turns`` turns have called tools, one more turn runs without tools
 and with an instruction to answer from what was found, so the model calls at most
-``max_turns + 1`` times (+1 if it answers with nothing and is asked again).
+``max_turns + 1`` times (+1 if it answers with nothing and is asked again). A model that only
+repeats calls it already made (``STALLED_TURNS`` turns in a row) gets that last turn early.
 
 The model's text streams out as ``delta`` events while it is written; the final answer goes
 through :func:`~vault_agent.agent.citations.check_answer` and arrives in ``done``, which
@@ -78,6 +79,8 @@ log = logging.getLogger(__name__)
 
 MAX_CALLS_PER_TURN = 8
 """More parallel calls than this in one turn are refused (the model is told so)."""
+STALLED_TURNS = 2
+"""Turns in a row whose every call repeats an earlier one: then the model must answer."""
 HISTORY_TURNS = 10
 HISTORY_CHARS = 4_000
 EMPTY_ANSWER = "The model returned an empty answer. Try again, or rephrase the question."
@@ -143,6 +146,8 @@ class _Run:
         self.seen: list[NoteRef] = []
         self.usage = Usage()
         self.turn = 0
+        self.stalled = 0
+        """Tool turns in a row whose every call was a repeat."""
         self.started = time.perf_counter()
         self.model_s = 0.0
         self.tools_s = 0.0
@@ -169,11 +174,14 @@ class _Run:
         asked_again = False
         while True:
             self.turn += 1
-            forced = bool(tools) and tool_turns >= self.max_turns
+            stalled = self.stalled >= STALLED_TURNS
+            forced = bool(tools) and (tool_turns >= self.max_turns or stalled)
             if forced:
-                if prompts.SYNTHESIS_NUDGE not in (m.content for m in self.messages):
-                    self.messages.append(Message.user(prompts.SYNTHESIS_NUDGE))
-                yield self._status("answering", "Turn budget used: writing the answer.")
+                nudge = prompts.REPEAT_NUDGE if stalled else prompts.SYNTHESIS_NUDGE
+                if nudge not in (m.content for m in self.messages):
+                    self.messages.append(Message.user(nudge))
+                why = "Repeated calls" if stalled else "Turn budget used"
+                yield self._status("answering", f"{why}: writing the answer.")
             else:
                 yield self._status("thinking", self._thinking_message())
             offered = [] if forced else tools
@@ -265,6 +273,8 @@ class _Run:
             )
         )
         self.tools_s += time.perf_counter() - started
+        repeats = all(result.repeated for result, _ in results)
+        self.stalled = self.stalled + 1 if repeats else 0
         for call, (result, elapsed) in zip(calls, results, strict=True):
             self.messages.append(Message.tool(call, result.content))
             self.seen.extend(result.notes)
