@@ -28,6 +28,7 @@ from vault_agent.agent.events import (
     ToolResultEvent,
 )
 from vault_agent.agent.loop import AgentRequest, run_agent
+from vault_agent.agent.passages import parse_passages
 from vault_agent.agent.prompts import EMPTY_ANSWER_NUDGE, REPEAT_NUDGE, SYNTHESIS_NUDGE
 from vault_agent.agent.tool_args import (
     SearchNotesArgs,
@@ -233,6 +234,32 @@ async def test_hallucinated_citations_are_removed_and_reported(
         f"Feed Gus daily [[{STARTER}#Feeding schedule]], as in. The trip is in April."
     )
     assert [s.file for s in done.sources] == [STARTER_FILE]
+
+
+async def test_numbered_and_misplaced_citations_are_made_right(
+    kind: Kind, agent_index: VaultIndex
+) -> None:
+    answer = (
+        "Gus is fed once a day [1]. Revive him slowly (Sourdough Starter). "
+        f"He lives in a jar [[{STARTER}#Where Gus lives]]."
+    )
+    script = [
+        FakeTurn.tool_calls([("search_notes", {"query": "sourdough starter feeding"})]),
+        FakeTurn.text(answer),
+    ]
+    async with fake_provider(kind, script) as (url, server):
+        model = model_for(kind, url)
+        events = await ask(agent_index, model, "How do I look after my starter?")
+        await model.aclose()
+    [result] = tool_messages(server.requests[1].body, kind)
+    first = parse_passages(result["content"])[0]
+    done = done_of(events)
+    assert done.answer.startswith(
+        f"Gus is fed once a day {first.link}. Revive him slowly [[{STARTER}]]. "
+        f"He lives in a jar [[{STARTER}]]."  # no such heading: the note itself
+    )
+    assert done.removed_citations == []
+    assert STARTER_FILE in {s.file for s in done.sources}
 
 
 async def test_timeout_is_retried_then_answers(kind: Kind, agent_index: VaultIndex) -> None:

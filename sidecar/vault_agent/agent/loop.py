@@ -144,6 +144,8 @@ class _Run:
         self.toolbox = Toolbox(context)
         self.messages: list[Message] = []
         self.seen: list[NoteRef] = []
+        self.numbered: list[list[NoteRef]] = []
+        """The passages of each search result, in rank order (what an answer's "[1]" cites)."""
         self.usage = Usage()
         self.turn = 0
         self.stalled = 0
@@ -201,7 +203,7 @@ class _Run:
                 continue
             break
         yield self._status("checking", "Checking citations.")
-        yield self._done(self.text if self.text.strip() else self._empty_answer())
+        yield await self._done(self.text if self.text.strip() else self._empty_answer())
 
     def _first_turn(self, tools: bool) -> None:
         """System prompt, earlier turns, then context and question (reads the store)."""
@@ -278,6 +280,8 @@ class _Run:
         for call, (result, elapsed) in zip(calls, results, strict=True):
             self.messages.append(Message.tool(call, result.content))
             self.seen.extend(result.notes)
+            if result.ranked:
+                self.numbered.append(result.notes)
             yield ToolResultEvent(
                 id=call.id,
                 name=call.name,
@@ -292,11 +296,21 @@ class _Run:
         result = await self.toolbox.run(call)
         return result, time.perf_counter() - started
 
-    def _done(self, text: str) -> DoneEvent:
+    async def _done(self, text: str) -> DoneEvent:
         started = time.perf_counter()
-        checked = check_answer(
-            text, self.seen, self.context.graph, self.active_file, self.context.documents
+        # In a worker thread: correcting a heading reads the note's headings from the store.
+        checked = await asyncio.to_thread(
+            check_answer,
+            text,
+            self.seen,
+            self.context.graph,
+            self.active_file,
+            self.context.documents,
+            numbered=self.numbered,
+            headings=self.toolbox.reader.headings,
         )
+        for fix in checked.corrected_citations:
+            log.info("citation %s corrected to %s: %s", fix.citation, fix.corrected, fix.reason)
         check_s = time.perf_counter() - started
         total_s = time.perf_counter() - self.started
         return DoneEvent(
