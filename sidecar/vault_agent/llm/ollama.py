@@ -59,8 +59,8 @@ HOST_ENV = "OLLAMA_HOST"
 
 
 def resolve_host(host: str | None = None) -> str:
-    """The URL the SDK will use: ``host``, else ``OLLAMA_HOST``, else http://127.0.0.1:11434."""
-    # The SDK's own parser, so what error messages name is exactly what was dialled.
+    """The URL dialled: ``host``, else ``OLLAMA_HOST``, else http://127.0.0.1:11434."""
+    # The ollama SDK's parser, so a host is read exactly as the ollama CLI reads it.
     return str(_parse_host(host or os.environ.get(HOST_ENV)))
 
 
