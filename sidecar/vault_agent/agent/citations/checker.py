@@ -181,6 +181,7 @@ class _Checker:
     ) -> None:
         self.supported = {ref.file for ref in seen}
         self.headings = headings
+        self._headings: dict[str, Collection[str] | None] = {}
         self.documents = {ref.file: ref for ref in seen if ref.source != VAULT_SOURCE}
         self.seen_sources = {ref.source for ref in self.documents.values()}
         self.lookup = lookup
@@ -295,7 +296,9 @@ class _Checker:
         anchor = heading_anchor(heading).lower()
         if (file, anchor) in self.paths or self.headings is None:
             return heading
-        real = self.headings(file)
+        if file not in self._headings:
+            self._headings[file] = self.headings(file)
+        real = self._headings[file]
         if real is None:
             return heading
         anchors = {heading_anchor(path).lower(): path for path in real}
