@@ -24,7 +24,11 @@ Script API (:class:`FakeTurn`):
   text=...)`` stalls mid-stream;
 - ``FakeTurn.drop_after(n, text=...)`` sends ``n`` content chunks, then closes the connection;
 - ``FakeTurn.raw([...], content_type=None)`` sends the given body lines as they are
-  (malformed streams, error lines, a non-streamed JSON completion).
+  (malformed streams, error lines, a non-streamed JSON completion);
+- ``FakeTurn.replay(transcript)`` sends a recorded or documented answer: ``{"format": "sse",
+  "events": [...]}`` (each event a ``data:`` line, ``"[DONE]"`` included), ``{"format":
+  "ndjson", "events": [...]}`` or ``{"format": "json", "body": {...}}`` (the conformance
+  fixtures of tests/data/providers/ use this shape).
 
 When the script runs out, the server answers 400 "no scripted turn left" (not retried), so a
 test that makes more calls than it scripted fails loudly. ``server.add(*turns)`` appends turns.
@@ -137,6 +141,20 @@ class FakeTurn:
         ``content_type`` defaults to the provider's streaming type.
         """
         return cls(kind="raw", raw_lines=tuple(lines), content_type=content_type)
+
+    @classmethod
+    def replay(cls, transcript: dict[str, Any]) -> FakeTurn:
+        """Send a transcript: SSE events, NDJSON lines or one JSON body (see the module doc)."""
+        fmt = transcript["format"]
+        if fmt == "sse":
+            lines = [_sse(event).decode().rstrip("\n") + "\n" for event in transcript["events"]]
+            return cls.raw(lines, content_type="text/event-stream")
+        if fmt == "ndjson":
+            lines = [json.dumps(event) for event in transcript["events"]]
+            return cls.raw(lines, content_type="application/x-ndjson")
+        if fmt == "json":
+            return cls.raw([json.dumps(transcript["body"])], content_type="application/json")
+        raise ValueError(f"unknown transcript format {fmt!r}")
 
 
 @dataclass

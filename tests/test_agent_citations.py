@@ -164,3 +164,114 @@ def test_note_link_uses_the_last_heading_and_drops_unlinkable_characters() -> No
     assert note_link("Recipes/Miso Soup.md") == "[[Recipes/Miso Soup]]"
     assert note_link("Recipes/Miso Soup.md", "Miso Soup > Method") == "[[Recipes/Miso Soup#Method]]"
     assert note_link("a.md", "Q&A: why | how") == "[[a#Q&A why how]]"
+
+
+# --- citations written other ways ----------------------------------------------------------
+
+MISO = NoteRef(file="Recipes/Miso Soup.md", title="Miso Soup", heading="Miso Soup > Method")
+STARTER = NoteRef(file="Recipes/Sourdough Starter.md", title="Sourdough Starter")
+DAILY = NoteRef(file="Daily/2026-11-11.md", title="2026-11-11")
+SEEN = [MISO, STARTER, DAILY]
+
+
+@pytest.mark.parametrize(
+    ("written", "cited"),
+    [
+        ("Dashi first [1].", "Dashi first [[Recipes/Miso Soup#Method]]."),
+        ("Dashi first [1][2].", "Dashi first [[Recipes/Miso Soup#Method]] [[Daily/2026-11-11]]."),
+        ("Dashi first [1, 2].", "Dashi first [[Recipes/Miso Soup#Method]] [[Daily/2026-11-11]]."),
+        ("Dashi first[^1].", "Dashi first[^1]."),  # after a word: left alone
+        ("Dashi first [^1].", "Dashi first [[Recipes/Miso Soup#Method]]."),
+        ("Dashi first (Miso Soup).", "Dashi first [[Recipes/Miso Soup]]."),
+        ("Dashi first (Recipes/Miso Soup.md#Method).", "Dashi first [[Recipes/Miso Soup#Method]]."),
+        (
+            "Fed (Sourdough Starter; 2026-11-11).",
+            "Fed [[Recipes/Sourdough Starter]] [[Daily/2026-11-11]].",
+        ),
+        ("Fed (source: Sourdough Starter).", "Fed [[Recipes/Sourdough Starter]]."),
+        ("Dashi first [[Miso Soup.md#Method]].", "Dashi first [[Miso Soup#Method]]."),
+        ("See [Miso Soup](Recipes/Miso%20Soup.md#Method).", "See [[Recipes/Miso Soup#Method]]."),
+        ("See [the soup](<Miso Soup.md>).", "See [[Recipes/Miso Soup|the soup]]."),
+    ],
+)
+def test_citations_written_other_ways_become_wikilinks(
+    graph: LinkGraph, written: str, cited: str
+) -> None:
+    numbered = [[MISO, DAILY]]
+    checked = check_answer(written, SEEN, graph, numbered=numbered)
+    assert checked.answer.split("\n\nSources:")[0] == cited
+    assert checked.removed_citations == []
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        "Dashi first [3].",  # no passage 3
+        "Dashi first (Chocolate Cake).",  # not a note the model saw
+        "Dashi first (Miso Soup; a guess).",  # one part is no note: all left alone
+        "Use `[1]` and `(Miso Soup)` in code:\n\n```\n[1] (Miso Soup)\n```",
+        "See [Miso Soup](https://example.com/Miso%20Soup.md).",  # a web page
+        "See [[Miso Soup (draft)]].",  # a wikilink is not opened up
+        "x[1] and [1](https://example.com) and\n\n[1]: https://example.com",
+    ],
+)
+def test_what_names_no_seen_note_is_left_as_written(graph: LinkGraph, written: str) -> None:
+    checked = check_answer(written, SEEN, graph, numbered=[[MISO, DAILY]])
+    body = checked.answer.split("\n\nSources:")[0]
+    if "(draft)" in written:
+        assert checked.removed_citations  # the checker's own business, unchanged
+    else:
+        assert body == written.split("\n\nSources:")[0]
+
+
+def test_a_number_two_searches_disagree_on_is_left_alone(graph: LinkGraph) -> None:
+    agreeing = [[MISO, DAILY], [MISO, STARTER]]
+    checked = check_answer("Dashi [1], fed [2].", SEEN, graph, numbered=agreeing)
+    assert checked.answer.startswith("Dashi [[Recipes/Miso Soup#Method]], fed [2].")
+
+
+# --- headings that don't exist -------------------------------------------------------------
+
+HEADINGS = {
+    "Recipes/Miso Soup.md": ["Miso Soup", "Miso Soup > Method", "Miso Soup > Serving"],
+    "Recipes/Sourdough Starter.md": ["Sourdough Starter", "Sourdough Starter > Feeding schedule"],
+}
+
+
+def headings_of(file: str) -> list[str] | None:
+    return HEADINGS.get(file)
+
+
+def test_a_heading_the_note_lacks_is_corrected_to_the_note(graph: LinkGraph) -> None:
+    text = "Add tofu [[Miso Soup#Garnish]] and feed [[Sourdough Starter#Feeding]]."
+    checked = check_answer(text, SEEN, graph, headings=headings_of)
+    assert checked.answer == (
+        "Add tofu [[Recipes/Miso Soup]] and feed [[Recipes/Sourdough Starter]].\n\n"
+        "Sources:\n- [[Recipes/Miso Soup]]\n- [[Recipes/Sourdough Starter]]"
+    )
+    assert checked.removed_citations == []  # corrected, not removed: the note is the source
+    assert [(c.citation, c.corrected) for c in checked.corrected_citations] == [
+        ("[[Miso Soup#Garnish]]", "[[Recipes/Miso Soup]]"),
+        ("[[Sourdough Starter#Feeding]]", "[[Recipes/Sourdough Starter]]"),
+    ]
+    assert "no heading 'Garnish'" in checked.corrected_citations[0].reason
+
+
+def test_a_heading_spelt_another_way_is_corrected_to_the_heading(graph: LinkGraph) -> None:
+    checked = check_answer(
+        "Feed daily [[Sourdough Starter#feeding-schedule|daily]].",
+        SEEN,
+        graph,
+        headings=headings_of,
+    )
+    assert checked.answer.startswith(
+        "Feed daily [[Recipes/Sourdough Starter#Feeding schedule|daily]]."
+    )
+    assert checked.sources[0].heading == "Sourdough Starter > Feeding schedule"
+
+
+def test_real_and_seen_headings_stay_and_unknown_notes_are_not_judged(graph: LinkGraph) -> None:
+    text = "A [[Miso Soup#serving]]. B [[Miso Soup#method]]. C [[2026-11-11#Morning]]."
+    checked = check_answer(text, SEEN, graph, headings=headings_of)
+    assert checked.answer.startswith(text)  # case aside, real; no headings known for the daily
+    assert checked.corrected_citations == []

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import json
 import threading
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
@@ -26,13 +27,10 @@ from vault_agent.agent.events import (
     ToolCallEvent,
     ToolResultEvent,
 )
-from vault_agent.agent.loop import (
-    run_agent,
-)
-from vault_agent.agent.prompts import EMPTY_ANSWER_NUDGE, SYNTHESIS_NUDGE
-from vault_agent.agent.request import (
-    AgentRequest,
-)
+from vault_agent.agent.loop import run_agent
+from vault_agent.agent.passages import parse_passages
+from vault_agent.agent.prompts import EMPTY_ANSWER_NUDGE, REPEAT_NUDGE, SYNTHESIS_NUDGE
+from vault_agent.agent.request import AgentRequest
 from vault_agent.agent.tool_args import (
     SearchNotesArgs,
 )
@@ -176,6 +174,43 @@ async def test_turn_budget_forces_a_synthesis_turn_without_tools(
     assert done.turns == 3 and done.sources[0].file == STARTER_FILE
 
 
+async def test_a_model_repeating_one_call_is_made_to_answer_early(
+    kind: Kind, agent_index: VaultIndex
+) -> None:
+    same = FakeTurn.tool_calls([("search_notes", {"query": "sourdough starter"})])
+    script = [same, same, same, FakeTurn.text(CITED_ANSWER)]
+    async with fake_provider(kind, script) as (url, server):
+        model = model_for(kind, url)
+        events = await ask(agent_index, model, "How often do I feed my starter?", max_turns=5)
+        await model.aclose()
+    # The first call ran, two repeats got the same result, then one turn without tools.
+    assert len(server.requests) == 4
+    assert server.requests[2].tools and not server.requests[3].tools
+    assert server.requests[3].messages[-1] == {"role": "user", "content": REPEAT_NUDGE}
+    repeats = [r for r in of_type(events, ToolResultEvent) if r.summary.startswith("repeated")]
+    assert len(repeats) == 2
+    done = done_of(events)
+    assert done.answer.startswith("Gus is fed once a day") and done.turns == 4
+    assert done.sources[0].file == STARTER_FILE
+
+
+async def test_a_model_that_never_stops_calling_still_ends_with_an_answer(
+    kind: Kind, agent_index: VaultIndex
+) -> None:
+    same = FakeTurn.tool_calls([("search_notes", {"query": "sourdough starter"})])
+    async with fake_provider(kind, [same] * 10) as (url, server):
+        model = model_for(kind, url)
+        events = await ask(agent_index, model, "How often do I feed my starter?", max_turns=5)
+        await model.aclose()
+    # 3 tool turns (the third stalls it), then the answer turn and its one retry: calls
+    # made without tools offered are not run.
+    assert len(server.requests) == 5
+    assert len(of_type(events, ToolResultEvent)) == 3
+    done = done_of(events)
+    assert done.answer.startswith("The model returned an empty answer.")
+    assert f"[[{STARTER}" in done.answer and done.sources[0].file == STARTER_FILE
+
+
 async def test_hallucinated_citations_are_removed_and_reported(
     kind: Kind, agent_index: VaultIndex
 ) -> None:
@@ -200,6 +235,32 @@ async def test_hallucinated_citations_are_removed_and_reported(
         f"Feed Gus daily [[{STARTER}#Feeding schedule]], as in. The trip is in April."
     )
     assert [s.file for s in done.sources] == [STARTER_FILE]
+
+
+async def test_numbered_and_misplaced_citations_are_made_right(
+    kind: Kind, agent_index: VaultIndex
+) -> None:
+    answer = (
+        "Gus is fed once a day [1]. Revive him slowly (Sourdough Starter). "
+        f"He lives in a jar [[{STARTER}#Where Gus lives]]."
+    )
+    script = [
+        FakeTurn.tool_calls([("search_notes", {"query": "sourdough starter feeding"})]),
+        FakeTurn.text(answer),
+    ]
+    async with fake_provider(kind, script) as (url, server):
+        model = model_for(kind, url)
+        events = await ask(agent_index, model, "How do I look after my starter?")
+        await model.aclose()
+    [result] = tool_messages(server.requests[1].body, kind)
+    first = parse_passages(result["content"])[0]
+    done = done_of(events)
+    assert done.answer.startswith(
+        f"Gus is fed once a day {first.link}. Revive him slowly [[{STARTER}]]. "
+        f"He lives in a jar [[{STARTER}]]."  # no such heading: the note itself
+    )
+    assert done.removed_citations == []
+    assert STARTER_FILE in {s.file for s in done.sources}
 
 
 async def test_timeout_is_retried_then_answers(kind: Kind, agent_index: VaultIndex) -> None:
@@ -276,6 +337,54 @@ async def test_tool_call_written_as_json_content_is_run(
     assert (call.name, call.arguments) == ("search_notes", {"query": "sourdough starter"})
     assert of_type(events, DeltaEvent)[0].turn == 2  # the JSON never streamed as answer text
     assert done_of(events).sources[0].file == STARTER_FILE
+
+
+QUERY = {"query": "sourdough starter feeding"}
+SMALL_MODEL_QUIRKS = {
+    "arguments as a JSON string": FakeTurn.tool_calls([("search_notes", json.dumps(QUERY))]),
+    "arguments encoded twice": FakeTurn.tool_calls(
+        [("search_notes", json.dumps(json.dumps(QUERY)))]
+    ),
+    "wrong argument types": FakeTurn.tool_calls(
+        [("search_notes", {**QUERY, "limit": "4", "folders": '["Recipes"]'})]
+    ),
+    "a loosely written tool name": FakeTurn.tool_calls([("functions.search_notes", QUERY)]),
+    "a <tool_call> tag": FakeTurn.text(
+        ["<tool_call>\n", json.dumps({"name": "search_notes", "arguments": QUERY}), "</tool_call>"]
+    ),
+    "a fenced block": FakeTurn.text(
+        f"```json\n{json.dumps({'name': 'search_notes', 'arguments': QUERY})}\n```"
+    ),
+    "an LM Studio [TOOL_REQUEST]": FakeTurn.text(
+        f"[TOOL_REQUEST]{json.dumps({'name': 'search_notes', 'arguments': QUERY})}"
+        "[END_TOOL_REQUEST]"
+    ),
+    "a Python call": FakeTurn.text("[search_notes(query='sourdough starter feeding')]"),
+    "thinking, then a tagged call": FakeTurn.text(
+        [
+            "<think>I should search the notes.</think>\n",
+            f"<tool_call>{json.dumps({'name': 'search_notes', 'arguments': QUERY})}</tool_call>",
+        ]
+    ),
+}
+
+
+@pytest.mark.parametrize("quirk", list(SMALL_MODEL_QUIRKS))
+async def test_small_model_quirks_keep_the_answer(
+    kind: Kind, quirk: str, agent_index: VaultIndex
+) -> None:
+    script = [SMALL_MODEL_QUIRKS[quirk], FakeTurn.text(CITED_ANSWER)]
+    async with fake_provider(kind, script) as (url, _):
+        model = model_for(kind, url)
+        events = await ask(agent_index, model, "How often do I feed my starter?")
+        await model.aclose()
+    [result] = of_type(events, ToolResultEvent)
+    assert result.ok, result.summary
+    assert STARTER_FILE in {note.file for note in result.notes}
+    assert not [d for d in of_type(events, DeltaEvent) if d.turn == 1]  # no call shown as text
+    done = done_of(events)
+    assert done.turns == 2 and done.removed_citations == []
+    assert [s.file for s in done.sources] == [STARTER_FILE]
 
 
 async def test_answer_not_in_the_vault_says_so_without_sources(

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from agent_helpers import context_for, latest_daily
+from vault_agent.agent import tools as tools_module
 from vault_agent.agent.passages import parse_passages
 from vault_agent.agent.prompts import (
     NeighbourNote,
@@ -31,6 +32,14 @@ from vault_agent.llm.messages import (
 )
 
 STARTER = "Recipes/Sourdough Starter.md"
+
+
+def daily_files(
+    index: VaultIndex, start: date = date(1900, 1, 1), end: date = date(9999, 12, 30)
+) -> list[str]:
+    """The vault's daily notes dated start..end, newest first, as the tool names them."""
+    days = [date.fromisoformat(p.stem) for p in (index.settings.vault_root / "Daily").glob("*.md")]
+    return [f"Daily/{day}.md" for day in sorted(days, reverse=True) if start <= day <= end]
 
 
 async def run(
@@ -161,15 +170,59 @@ async def test_recent_daily_notes_are_newest_first_with_their_text(
     assert "## Log" in result.content or "- " in result.content  # the notes' text is there
 
 
-async def test_recent_daily_notes_fall_back_to_the_latest_when_none_are_recent(
+async def test_recent_daily_notes_count_back_from_the_newest_when_none_are_recent(
     agent_index: VaultIndex,
 ) -> None:
-    later = latest_daily(agent_index) + timedelta(days=100)
-    toolbox = Toolbox(context_for(agent_index, today=later))
-    result = await toolbox.run(ToolCall(id="c", name="recent_daily_notes", arguments={"days": 3}))
+    newest = latest_daily(agent_index)
+    # A vault whose daily notes stopped long ago: "the last 7 days" are the newest note's 7.
+    toolbox = Toolbox(context_for(agent_index, today=newest + timedelta(days=900)))
+    result = await toolbox.run(ToolCall(id="c", name="recent_daily_notes", arguments={"days": 7}))
     assert result.content.startswith("No daily notes between")
-    assert result.notes[0].title == latest_daily(agent_index).isoformat()
-    assert len(result.notes) == 3
+    days = [date.fromisoformat(n.title) for n in result.notes]
+    assert days[0] == newest and days == sorted(days, reverse=True)
+    assert all(newest - timedelta(days=6) <= day for day in days)
+    assert len(days) == len(daily_files(agent_index, newest - timedelta(days=6), newest))
+
+
+@pytest.mark.parametrize(
+    ("arguments", "first", "last"),
+    [
+        ({"date_from": "2026-10-27", "date_to": "2026-11-02"}, "2026-10-27", "2026-11-02"),
+        ({"date_from": "October 2026", "date_to": "October 2026"}, "2026-10-01", "2026-10-31"),
+        ({"date_from": "Nov 5 2026", "date_to": "2026/11/09"}, "2026-11-05", "2026-11-09"),
+        ({"date_to": "31 Oct 2026"}, "1900-01-01", "2026-10-31"),
+        ({"date_from": "2026-11-09"}, "2026-11-09", "9999-12-30"),
+        ({"date_from": "2026-11-02", "date_to": "2026-10-29"}, "2026-10-29", "2026-11-02"),
+    ],
+)
+async def test_recent_daily_notes_reach_any_range_given_as_dates(
+    agent_index: VaultIndex, arguments: dict[str, str], first: str, last: str
+) -> None:
+    # "today" is years later: a range is never limited to days near today.
+    newest = latest_daily(agent_index)
+    toolbox = Toolbox(context_for(agent_index, today=newest + timedelta(days=3 * 365)))
+    result = await toolbox.run(ToolCall(id="c", name="recent_daily_notes", arguments=arguments))
+    assert result.ok, result.content
+    wanted = daily_files(agent_index, date.fromisoformat(first), date.fromisoformat(last))
+    assert wanted and [n.file for n in result.notes] == wanted
+
+
+async def test_recent_daily_notes_say_when_a_range_has_none(agent_index: VaultIndex) -> None:
+    result = await run(agent_index, "recent_daily_notes", date_from="2023-01-01", date_to="2023-12")
+    assert result.ok and result.notes == []
+    assert result.content == "No daily notes from 2023-01-01 to 2023-12-31."
+
+
+async def test_recent_daily_notes_stay_within_their_size_budget(
+    agent_index: VaultIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(tools_module, "DAILY_CHARS", 600)
+    monkeypatch.setattr(tools_module, "DAILY_LISTED", 4)
+    result = await run(agent_index, "recent_daily_notes", days=3000)
+    assert len(result.content) < 600 + 1_000  # headers and the closing line
+    assert "not shown (over the size budget)" in result.content
+    assert "older daily notes" in result.content and "date_from and date_to" in result.content
+    assert result.summary.startswith(f"{len(daily_files(agent_index))} daily notes")
 
 
 async def test_note_links_lists_links_and_backlinks(agent_index: VaultIndex) -> None:
@@ -187,6 +240,61 @@ async def test_a_repeated_call_says_so(agent_index: VaultIndex) -> None:
     again = await toolbox.run(call.model_copy(update={"id": "b"}))
     assert again.content.startswith("(You already made this exact call")
     assert again.notes == first.notes
+    assert again.repeated and not first.repeated
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        {"query": "feeding the starter", "limit": "5"},
+        {"query": "feeding the starter", "limit": 5.0},
+        {"query": "feeding the starter", "limit": 50},  # over the maximum: brought to 20
+        {"q": "feeding the starter"},
+        {"query": ["feeding the starter"]},
+        {"type": "object", "properties": {"query": "feeding the starter"}},
+        {"arguments": '{"query": "feeding the starter"}'},
+        {"query": "feeding the starter", "folders": '["Recipes"]'},
+        {"query": "feeding the starter", "folder": "Recipes"},
+    ],
+)
+async def test_arguments_small_models_get_wrong_still_run(
+    agent_index: VaultIndex, arguments: dict[str, Any]
+) -> None:
+    result = await run(agent_index, "search_notes", **arguments)
+    assert result.ok, result.content
+    assert STARTER in {note.file for note in result.notes}
+
+
+async def test_natural_dates_filter_a_search(agent_index: VaultIndex) -> None:
+    newest = latest_daily(agent_index)
+    toolbox = Toolbox(context_for(agent_index, today=newest + timedelta(days=1)))
+    call = ToolCall(
+        id="a",
+        name="search_notes",
+        arguments={"query": "starter", "date_from": "last week", "date_to": "yesterday"},
+    )
+    result = await toolbox.run(call)
+    assert result.ok and result.notes
+    monday = newest + timedelta(days=1) - timedelta(days=(newest + timedelta(days=1)).weekday())
+    start = monday - timedelta(days=7)
+    assert f"dated {start} to {newest}" in result.content.splitlines()[0]
+
+
+@pytest.mark.parametrize("name", ["functions.search_notes", "Search-Notes", "search_note"])
+async def test_a_tool_name_written_loosely_runs_the_tool(
+    agent_index: VaultIndex, name: str
+) -> None:
+    toolbox = Toolbox(context_for(agent_index))
+    result = await toolbox.run(ToolCall(id="a", name=name, arguments={"query": "starter"}))
+    assert result.ok and result.notes
+
+
+async def test_an_unknown_tool_names_the_real_ones(agent_index: VaultIndex) -> None:
+    toolbox = Toolbox(context_for(agent_index))
+    result = await toolbox.run(ToolCall(id="a", name="delete_note", arguments={"path": "x"}))
+    assert not result.ok
+    assert "there is no tool 'delete_note'. Did you mean get_note?" in result.content
+    assert all(name in result.content for name in TOOLS)
 
 
 async def test_a_failing_store_is_a_tool_error_not_a_crash(

@@ -42,7 +42,9 @@ from vault_agent.llm.ollama import OllamaModel, ollama_parameters
 from vault_agent.llm.openai_compat import OpenAICompatModel, normalise_base_url
 from vault_agent.llm.registry import select_model
 from vault_agent.llm.tool_text import (
+    extract_embedded_tool_calls,
     extract_tool_calls_from_content,
+    may_be_tool_call,
 )
 
 SEARCH = ToolSpec(
@@ -155,10 +157,7 @@ async def test_tool_call_round_trips_and_result_goes_back_in_provider_format(kin
         assert call.arguments == {"query": "tea", "limit": 3}
         assert call.arguments_error is None
         assert first[-1] == Finished(Usage(prompt_tokens=12, completion_tokens=7), "tool_calls")
-        if kind == "ollama":
-            assert len(call.id) == 9  # the SDK drops ids: one is made up, in Mistral's shape
-        else:
-            assert call.id == "abcDEF123"
+        assert call.id == "abcDEF123"  # recent Ollama sends ids too
         history = [
             *QUESTION,
             Message.assistant(tool_calls=[call]),
@@ -176,6 +175,7 @@ async def test_tool_call_round_trips_and_result_goes_back_in_provider_format(kin
     if kind == "ollama":
         assert sent_call["function"]["arguments"] == {"query": "tea", "limit": 3}
         assert tool["tool_name"] == "search_notes"
+        assert sent_call["id"] == tool["tool_call_id"] == "abcDEF123"
     else:
         assert json.loads(sent_call["function"]["arguments"]) == {"query": "tea", "limit": 3}
         assert sent_call["id"] == tool["tool_call_id"] == "abcDEF123"
@@ -316,8 +316,9 @@ async def test_drop_after_text_raises_and_is_not_retried(kind: Kind) -> None:
     assert len(server.requests) == 1
 
 
-@pytest.mark.parametrize("kind", ["mistral", "openai"])
 async def test_malformed_arguments_become_arguments_error(kind: Kind) -> None:
+    # Ollama's API documents arguments as an object; a string there (malformed or not) must
+    # not cost the answer: it is read like the other providers' JSON strings.
     turn = FakeTurn.tool_calls(
         [("search_notes", '{"query": "tea", "limit": '), ("get_note", '["Tea.md"]')]
     )
@@ -334,15 +335,17 @@ async def test_malformed_arguments_become_arguments_error(kind: Kind) -> None:
     assert "JSON object" in not_object.arguments_error
 
 
-async def test_ollama_string_arguments_are_a_response_error() -> None:
-    # Ollama parses arguments server-side; the SDK rejects a line whose arguments aren't an
-    # object, so there is no call left to attach an arguments_error to.
-    turn = FakeTurn.tool_calls([("search_notes", '{"query": ')])
-    async with fake_provider("ollama", [turn]) as (url, _):
-        model = model_for("ollama", url)
-        with pytest.raises(ModelResponseError, match="can't read"):
-            await collect(model)
+async def test_arguments_as_a_json_string_are_read(kind: Kind) -> None:
+    once = json.dumps({"query": "tea", "limit": 3})
+    twice = json.dumps(once)  # small models encode the object twice
+    turn = FakeTurn.tool_calls([("search_notes", once), ("search_notes", twice)])
+    async with fake_provider(kind, [turn]) as (url, _):
+        model = model_for(kind, url)
+        calls = calls_of(await collect(model))
         await model.aclose()
+    assert [(c.arguments, c.arguments_error) for c in calls] == [
+        ({"query": "tea", "limit": 3}, None)
+    ] * 2
 
 
 async def test_json_in_content_is_recovered_as_tool_calls(kind: Kind) -> None:
@@ -490,6 +493,11 @@ NAMES = {"search_notes", "get_note"}
         '{"name": "search_notes", "parameters": {"query": "tea"}}',
         '{"type": "function", "function": {"name": "search_notes",'
         ' "arguments": "{\\"query\\": \\"tea\\"}"}}',
+        '[TOOL_REQUEST]{"name": "search_notes", "arguments": {"query": "tea"}}[END_TOOL_REQUEST]',
+        '[TOOL_REQUEST]\n{"name": "search_notes", "arguments": {"query": "tea"}}',
+        "[search_notes(query='tea')]",
+        'search_notes(query="tea")',
+        "```python\nsearch_notes(query='tea')\n```",
     ],
 )
 def test_extract_tool_calls_forms(text: str) -> None:
@@ -527,10 +535,96 @@ def test_extract_several_calls_one_per_line_and_tagged() -> None:
         '{"name": "search_notes", "arguments": {"query": "tea"}} and then some',
         "[[Tea]] is the note.",
         "",
+        "[1] Green tea, per the notes.",
+        "search_notes(query=open('/etc/passwd').read())",
+        "[search_notes('tea')]",
+        "delete_everything(now=True)",
+        "search_notes is the tool I would use (query: tea).",
     ],
 )
 def test_extract_leaves_answers_alone(text: str) -> None:
     assert extract_tool_calls_from_content(text, NAMES) is None
+
+
+def test_python_calls_take_literals_only_and_json_spellings() -> None:
+    calls = extract_tool_calls_from_content(
+        "[search_notes(query='tea', tags=['drink', 'green'], limit=3, exact=true),"
+        ' get_note(path="Tea.md")]',
+        NAMES,
+    )
+    assert calls is not None
+    assert [(c.name, c.arguments) for c in calls] == [
+        ("search_notes", {"query": "tea", "tags": ["drink", "green"], "limit": 3, "exact": True}),
+        ("get_note", {"path": "Tea.md"}),
+    ]
+
+
+def test_tagged_calls_after_prose_are_found_and_the_prose_kept() -> None:
+    text = (
+        'Let me look that up.\n<tool_call>{"name": "search_notes", "arguments": {"query": "tea"}}'
+    )
+    found = extract_embedded_tool_calls(text, NAMES)
+    assert found is not None
+    rest, [call] = found
+    assert rest == "Let me look that up."
+    assert (call.name, call.arguments) == ("search_notes", {"query": "tea"})
+    fenced = 'Searching:\n```json\n{"name": "get_note", "arguments": {"path": "Tea"}}\n```'
+    assert extract_embedded_tool_calls(fenced, NAMES) is not None
+    # A bare object in prose, or a tag naming no tool, is no call.
+    assert extract_embedded_tool_calls('See {"name": "search_notes"} here', NAMES) is None
+    assert (
+        extract_embedded_tool_calls('x <tool_call>{"name": "rm", "arguments": {}}', NAMES) is None
+    )
+
+
+@pytest.mark.parametrize(
+    ("prefix", "holds"),
+    [
+        ("sea", None),
+        ("search_notes(", True),
+        ("search results show", False),
+        ("[search_n", None),
+        ("[search_notes(query=", True),
+        ("Green", False),
+        ("[[Tea]]", False),
+        ("[TOOL_REQ", None),
+        ("[1] tea", False),
+    ],
+)
+def test_when_text_is_held_back(prefix: str, holds: bool | None) -> None:
+    assert may_be_tool_call(prefix, NAMES) is holds
+
+
+@pytest.mark.parametrize(
+    "chunks",
+    [
+        ["<think>The user wants tea.", "</think>\n\n", "Green tea [[Tea]]."],
+        ["<thi", "nk>\nhmm\n</think>Green tea [[Tea]]."],
+    ],
+)
+async def test_a_leading_think_block_is_not_the_answer(chunks: list[str]) -> None:
+    async with fake_provider("openai", [FakeTurn.text(chunks)]) as (url, _):
+        model = model_for("openai", url)
+        events = await collect(model)
+        await model.aclose()
+    assert text_of(events) == "Green tea [[Tea]]."
+    assert calls_of(events) == []
+
+
+async def test_a_call_written_after_streamed_prose_is_still_run() -> None:
+    chunks = [
+        "I will search ",
+        "now.\n",
+        '<tool_call>{"name": "search_notes", ',
+        '"arguments": {"query": "tea"}}</tool_call>',
+    ]
+    async with fake_provider("ollama", [FakeTurn.text(chunks)]) as (url, _):
+        model = model_for("ollama", url)
+        events = await collect(model)
+        await model.aclose()
+    [call] = calls_of(events)
+    assert (call.name, call.arguments) == ("search_notes", {"query": "tea"})
+    assert events[-1] == Finished(Usage(prompt_tokens=12, completion_tokens=7), "tool_calls")
 
 
 def test_extract_needs_tools() -> None:

@@ -4,11 +4,12 @@
 question), then alternates model turns and tool turns. Several calls in one turn run
 concurrently. Once ``llm.max_turns`` turns have called tools, one more turn runs without tools
 and with an instruction to answer from what was found, so the model calls at most
-``max_turns + 1`` times (+1 if it answers with nothing and is asked again).
+``max_turns + 1`` times (+1 if it answers with nothing and is asked again). A model that only
+repeats calls it already made (``STALLED_TURNS`` turns in a row) gets that last turn early.
 
 The model's text streams out as ``delta`` events while it is written; the final answer goes
 through :func:`~vault_agent.agent.citations.check_answer` and arrives in ``done``, which
-clients show in place of the streamed text. A :class:`~vault_agent.llm.base.ModelError` ends
+clients show in place of the streamed text. A :class:`~vault_agent.llm.errors.ModelError` ends
 the run with an ``error`` event. Cancelling the consumer (a client abort) cancels the model
 call in flight: its HTTP stream is closed on the way out.
 """
@@ -80,6 +81,8 @@ log = logging.getLogger(__name__)
 
 MAX_CALLS_PER_TURN = 8
 """More parallel calls than this in one turn are refused (the model is told so)."""
+STALLED_TURNS = 2
+"""Turns in a row whose every call repeats an earlier one: then the model must answer."""
 HISTORY_CHARS = 4_000
 EMPTY_ANSWER = "The model returned an empty answer. Try again, or rephrase the question."
 
@@ -124,8 +127,12 @@ class _Run:
         self.toolbox = Toolbox(context)
         self.messages: list[Message] = []
         self.seen: list[NoteRef] = []
+        self.numbered: list[list[NoteRef]] = []
+        """The passages of each search result, in rank order (what an answer's "[1]" cites)."""
         self.usage = Usage()
         self.turn = 0
+        self.stalled = 0
+        """Tool turns in a row whose every call was a repeat."""
         self.started = time.perf_counter()
         self.model_s = 0.0
         self.tools_s = 0.0
@@ -175,7 +182,7 @@ class _Run:
                 notes=[],
                 elapsed_ms=_ms(self.tools_s),
             )
-            yield self._done(f"{SEARCH_FAILED}{error}")
+            yield await self._done(f"{SEARCH_FAILED}{error}")
             return
         self.tools_s = time.perf_counter() - started
         self.seen.extend(found.seen)
@@ -194,7 +201,7 @@ class _Run:
         for piece in _pieces(found.text):
             yield DeltaEvent(text=piece, turn=1)
         yield self._status("checking", "Checking citations.")
-        yield self._done(found.text)
+        yield await self._done(found.text)
 
     async def _answer(self, model: ChatModel) -> AsyncGenerator[AgentEvent, None]:
         tools = tool_specs() if model.supports_tools else []
@@ -203,11 +210,14 @@ class _Run:
         asked_again = False
         while True:
             self.turn += 1
-            forced = bool(tools) and tool_turns >= self.max_turns
+            stalled = self.stalled >= STALLED_TURNS
+            forced = bool(tools) and (tool_turns >= self.max_turns or stalled)
             if forced:
-                if prompts.SYNTHESIS_NUDGE not in (m.content for m in self.messages):
-                    self.messages.append(Message.user(prompts.SYNTHESIS_NUDGE))
-                yield self._status("answering", "Turn budget used: writing the answer.")
+                nudge = prompts.REPEAT_NUDGE if stalled else prompts.SYNTHESIS_NUDGE
+                if nudge not in (m.content for m in self.messages):
+                    self.messages.append(Message.user(nudge))
+                why = "Repeated calls" if stalled else "Turn budget used"
+                yield self._status("answering", f"{why}: writing the answer.")
             else:
                 yield self._status("thinking", self._thinking_message())
             offered = [] if forced else tools
@@ -227,7 +237,7 @@ class _Run:
                 continue
             break
         yield self._status("checking", "Checking citations.")
-        yield self._done(self.text if self.text.strip() else self._empty_answer())
+        yield await self._done(self.text if self.text.strip() else self._empty_answer())
 
     def _first_turn(self, tools: bool) -> None:
         """System prompt, earlier turns, then context and question (reads the store)."""
@@ -300,9 +310,13 @@ class _Run:
             )
         )
         self.tools_s += time.perf_counter() - started
+        repeats = all(result.repeated for result, _ in results)
+        self.stalled = self.stalled + 1 if repeats else 0
         for call, (result, elapsed) in zip(calls, results, strict=True):
             self.messages.append(Message.tool(call, result.content))
             self.seen.extend(result.notes)
+            if result.ranked:
+                self.numbered.append(result.notes)
             yield ToolResultEvent(
                 id=call.id,
                 name=call.name,
@@ -317,11 +331,21 @@ class _Run:
         result = await self.toolbox.run(call)
         return result, time.perf_counter() - started
 
-    def _done(self, text: str) -> DoneEvent:
+    async def _done(self, text: str) -> DoneEvent:
         started = time.perf_counter()
-        checked = check_answer(
-            text, self.seen, self.context.graph, self.active_file, self.context.documents
+        # In a worker thread: correcting a heading reads the note's headings from the store.
+        checked = await asyncio.to_thread(
+            check_answer,
+            text,
+            self.seen,
+            self.context.graph,
+            self.active_file,
+            self.context.documents,
+            numbered=self.numbered,
+            headings=self.toolbox.reader.headings,
         )
+        for fix in checked.corrected_citations:
+            log.info("citation %s corrected to %s: %s", fix.citation, fix.corrected, fix.reason)
         check_s = time.perf_counter() - started
         total_s = time.perf_counter() - self.started
         return DoneEvent(

@@ -50,16 +50,21 @@ cited."""
 
 TOOLS_HELP = """\
 Find what you need with the tools: search_notes for a topic (filters by tag, type, folder or \
-date), recent_daily_notes for what happened lately, get_note to read a whole note, list_notes \
-to see which notes exist (by tag, type or folder; not ranked), note_links for a note's links \
-and backlinks. Make independent calls together in one turn. Stop calling tools as soon as you \
-can answer."""
+date), recent_daily_notes for the daily notes of a period (lately, or between two dates), \
+get_note to read a whole note, list_notes to see which notes exist (by tag, type or folder; not \
+ranked), note_links for a note's links and backlinks. Make independent calls together in one \
+turn. Stop calling tools as soon as you can answer."""
 
 NO_TOOLS_HELP = "You have no tools: answer from the context in the question."
 
 SYNTHESIS_NUDGE = (
     "You have used all your tool calls. Answer now from the notes you have seen, citing them; "
     "if they don't contain the answer, say so."
+)
+REPEAT_NUDGE = (
+    "You are repeating tool calls you already made; their results are above and will not "
+    "change. Answer now from the notes you have seen, citing them; if they don't contain the "
+    "answer, say so."
 )
 EMPTY_ANSWER_NUDGE = (
     "Your reply was empty. Answer the question now from the notes above, citing them, or say "

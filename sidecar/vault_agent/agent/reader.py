@@ -100,6 +100,20 @@ class NoteReader:
             return self.overrides[file]
         return rebuild_markdown(self.chunks(file))
 
+    def headings(self, file: str) -> list[str] | None:
+        """The heading paths of note ``file`` ("Setup > Linux"), its title heading included;
+        None for anything but an indexed (or open) note, whose headings can't be told."""
+        if not is_note(file):
+            return None
+        if file in self.overrides:
+            text = self.overrides[file]
+        else:
+            chunks = self.chunks(file)
+            if not chunks:
+                return None
+            text = rebuild_markdown(chunks)
+        return [path for _, path in heading_paths(text)]
+
     def _indexed(self, file: str) -> bool:
         return self.context.store.count(SearchFilter(files=[file])) > 0
 

@@ -2,8 +2,10 @@
 
 Written once: the schema sent to the model is derived from these models (`tools.tool_specs`),
 and the same models validate what comes back. They are lenient where small models are
-predictably sloppy (a string for a one-item list, "tag" for "tags") and strict where a silent
-fix would change the answer (unknown keys are errors the model sees).
+predictably sloppy (`lenient.py`: "5" for 5, a string for a one-item list, a JSON string for a
+list, "last week" for a date; "tag" for "tags") and strict where a silent fix would change the
+answer (unknown keys are errors the model sees). Relative dates count from the tools' today,
+passed as the validation context ``{"today": date}``.
 """
 
 from __future__ import annotations
@@ -11,24 +13,43 @@ from __future__ import annotations
 from datetime import date
 from typing import Any
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationInfo, model_validator
+
+from vault_agent.agent.lenient import lenient_arguments
 
 LIST_DEFAULT, LIST_MAX = 30, 100
+DAYS_MAX = 3_660
+"""recent_daily_notes: ten years back at most (what is shown is bounded by size anyway)."""
 SOURCES_HELP = (
     'Only these sources: "vault" for the notes, or the name of another source of documents '
     "(web clippings, highlights...) as results show it. Default: every source."
 )
 
 
+DATE_HELP = "YYYY-MM-DD; 'yesterday', 'last week', 'March 2023' work too"
+
+
 class _Arguments(BaseModel):
     # Unknown keys are errors the model sees: silently dropping "folder" would drop a filter.
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _read_leniently(cls, data: Any, info: ValidationInfo) -> Any:
+        """What small models send, read as meant (`lenient.py`)."""
+        context = info.context if isinstance(info.context, dict) else {}
+        today = context.get("today")
+        return lenient_arguments(cls, data, today if isinstance(today, date) else date.today())
 
 
 class SearchNotesArgs(_Arguments):
     """Arguments of search_notes."""
 
-    query: str = Field(min_length=1, description="What to look for, in words the notes may use.")
+    query: str = Field(
+        min_length=1,
+        validation_alias=AliasChoices("query", "q", "search", "search_query", "keywords"),
+        description="What to look for, in words the notes may use.",
+    )
     tags: list[str] | None = Field(
         default=None,
         validation_alias=AliasChoices("tags", "tag"),
@@ -43,10 +64,10 @@ class SearchNotesArgs(_Arguments):
         description="Only notes inside one of these folders (e.g. Projects/Garden).",
     )
     date_from: date | None = Field(
-        default=None, description="Only daily notes dated on or after this day (YYYY-MM-DD)."
+        default=None, description=f"Only daily notes dated on or after this day ({DATE_HELP})."
     )
     date_to: date | None = Field(
-        default=None, description="Only daily notes dated on or before this day (YYYY-MM-DD)."
+        default=None, description=f"Only daily notes dated on or before this day ({DATE_HELP})."
     )
     sources: list[str] | None = Field(
         default=None,
@@ -54,12 +75,6 @@ class SearchNotesArgs(_Arguments):
         description=SOURCES_HELP,
     )
     limit: int = Field(default=8, ge=1, le=20, description="How many passages to return.")
-
-    @field_validator("tags", "folders", "sources", mode="before")
-    @classmethod
-    def _one_value_as_list(cls, value: Any) -> Any:
-        """Small models send ``"tags": "recipe"`` for a list; take it as ``["recipe"]``."""
-        return [value] if isinstance(value, str) else value
 
 
 class PathArgs(_Arguments):
@@ -85,14 +100,20 @@ class ListNotesArgs(_Arguments):
     )
     limit: int = Field(default=LIST_DEFAULT, ge=1, le=LIST_MAX, description="At most this many.")
 
-    @field_validator("sources", mode="before")
-    @classmethod
-    def _one_source_as_list(cls, value: Any) -> Any:
-        """``"source": "vault"`` for a list: take it as ``["vault"]``."""
-        return [value] if isinstance(value, str) else value
-
 
 class RecentDailyArgs(_Arguments):
-    """Arguments of recent_daily_notes."""
+    """Arguments of recent_daily_notes: a number of days back, or a range of dates."""
 
-    days: int = Field(default=7, ge=1, le=90, description="How many days back from today.")
+    days: int = Field(
+        default=7,
+        ge=1,
+        le=DAYS_MAX,
+        description="How many days back from today (from the newest daily note when none are "
+        "that recent). Ignored when dates are given.",
+    )
+    date_from: date | None = Field(
+        default=None, description=f"Daily notes dated on or after this day ({DATE_HELP})."
+    )
+    date_to: date | None = Field(
+        default=None, description=f"Daily notes dated on or before this day ({DATE_HELP})."
+    )

@@ -1,16 +1,20 @@
 """Running the model's tool calls for one request: nothing a model sends can crash it.
 
 Malformed or invalid arguments, unknown tools and failing lookups all come back as an error
-result whose text tells the model what to fix; a call repeated word for word gets the same
-result, said plainly. The store is synchronous, so calls run in worker threads
-(``asyncio.to_thread``), several at once when the model asks for parallel calls.
+result whose text tells the model what to fix; a tool name written loosely
+(``functions.search_notes``, ``Search-Notes``, ``search_note``) runs the tool it plainly means;
+a call repeated word for word gets the same result, said plainly, and is marked ``repeated``
+(the loop stops a model that only repeats itself). The store is synchronous, so calls run in
+worker threads (``asyncio.to_thread``), several at once when the model asks for parallel calls.
 """
 
 from __future__ import annotations
 
 import asyncio
+import difflib
 import json
 import logging
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -21,6 +25,13 @@ from vault_agent.agent.tools import TOOLS, Tool, ToolResult, argument_schema
 from vault_agent.llm.messages import ToolCall
 
 log = logging.getLogger(__name__)
+
+REPEATED = (
+    "(You already made this exact call; the result is the same. Answer from it, or make a "
+    "different call.)"
+)
+NEAR_NAME = 0.85
+"""How alike a misspelt tool name must be to the one tool it is taken for (difflib ratio)."""
 
 
 class Toolbox:
@@ -42,24 +53,26 @@ class Toolbox:
                 f"the arguments of {call.name} could not be read ({call.arguments_error}). "
                 "Send them again as one JSON object."
             )
-        tool = TOOLS.get(call.name)
+        tool = find_tool(call.name)
         if tool is None:
-            return ToolResult.error(
-                f"there is no tool '{call.name}'; the tools are: {', '.join(TOOLS)}"
-            )
+            return ToolResult.error(_no_such_tool(call.name))
         try:
-            arguments = tool.arguments.model_validate(call.arguments)
+            arguments = tool.arguments.model_validate(
+                call.arguments, context={"today": self.reader.context.current_date()}
+            )
         except ValidationError as error:
-            return ToolResult.error(_explain(call.name, error))
-        key = f"{call.name}:{arguments.model_dump_json()}"
+            return ToolResult.error(_explain(tool.name, error))
+        key = f"{tool.name}:{arguments.model_dump_json()}"
         if key in self._done:
             # Small models repeat a call they already made; the same answer, said plainly.
             earlier = self._done[key]
             return ToolResult(
-                content="(You already made this exact call; same result.)\n" + earlier.content,
+                content=f"{REPEATED}\n{earlier.content}",
                 summary="repeated call: " + earlier.summary,
                 notes=earlier.notes,
                 ok=earlier.ok,
+                repeated=True,
+                ranked=earlier.ranked,
             )
         result = await asyncio.to_thread(self._run_sync, tool, arguments)
         self._done[key] = result
@@ -73,6 +86,30 @@ class Toolbox:
         except Exception as error:  # a broken index must not end the conversation
             log.exception("tool %s failed", tool.name)
             return ToolResult.error(f"{tool.name} failed: {error}")
+
+
+def find_tool(name: str) -> Tool[Any] | None:
+    """The tool ``name`` means: exact, else written loosely, else a unique near spelling."""
+    if name in TOOLS:
+        return TOOLS[name]
+    plain = _plain_name(name)
+    if plain in TOOLS:
+        return TOOLS[plain]
+    close = difflib.get_close_matches(plain, TOOLS, n=2, cutoff=NEAR_NAME)
+    return TOOLS[close[0]] if len(close) == 1 else None
+
+
+def _plain_name(name: str) -> str:
+    """``functions.Search-Notes()`` -> ``search_notes``."""
+    plain = name.strip().strip("`'\"").removesuffix("()").lower()
+    plain = re.sub(r"^(?:functions|function|tools|tool|default_api)[.:/]", "", plain)
+    return re.sub(r"[\s-]+", "_", plain)
+
+
+def _no_such_tool(name: str) -> str:
+    guess = difflib.get_close_matches(_plain_name(name), TOOLS, n=1, cutoff=0.5)
+    hint = f" Did you mean {guess[0]}?" if guess else ""
+    return f"there is no tool '{name}'.{hint} The tools are: {', '.join(TOOLS)}"
 
 
 def _explain(name: str, error: ValidationError) -> str:

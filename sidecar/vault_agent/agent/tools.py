@@ -58,6 +58,8 @@ NOTE_CHARS = 12_000
 """get_note: a long note is cut here; the model can search inside it instead."""
 DAILY_CHARS = 8_000
 """recent_daily_notes: all notes together."""
+DAILY_LISTED = 60
+"""recent_daily_notes: notes named at most (their text only within DAILY_CHARS)."""
 # Bounds for "any date" (date.max would overflow the filter's inclusive upper bound).
 EARLIEST_DAY, LATEST_DAY = date(1900, 1, 1), date(9999, 12, 30)
 
@@ -70,6 +72,10 @@ class ToolResult:
     summary: str
     notes: list[NoteRef] = field(default_factory=list)
     ok: bool = True
+    repeated: bool = False
+    """The same call (tool and arguments) was made before in this request."""
+    ranked: bool = False
+    """``notes`` are numbered passages, [1] first (search_notes): answers may cite "[1]"."""
 
     @classmethod
     def error(cls, message: str) -> ToolResult:
@@ -150,6 +156,7 @@ def search_notes(reader: NoteReader, args: SearchNotesArgs) -> ToolResult:
         content="\n\n".join(blocks),
         summary=f'{len(hits)} passages for "{args.query}": {titles}',
         notes=notes,
+        ranked=True,
     )
 
 
@@ -205,34 +212,33 @@ def list_notes(reader: NoteReader, args: ListNotesArgs) -> ToolResult:
 
 
 def recent_daily_notes(reader: NoteReader, args: RecentDailyArgs) -> ToolResult:
-    """The daily notes of the last `days` days (today included), newest first, with their text.
-    When there are none in that window, the most recent daily notes instead."""
+    """Daily notes with their text, newest first: those of the last `days` days (today
+    included), or those dated `date_from` to `date_to` when dates are given (any range, years
+    back too). With `days` and none that recent, the `days` days up to the newest daily note."""
+    if args.date_from is not None or args.date_to is not None:
+        start, end = sorted((args.date_from or EARLIEST_DAY, args.date_to or LATEST_DAY))
+        files = _daily_notes(reader, start, end)
+        span = _span(start, end)
+        if not files:
+            return ToolResult(content=f"No daily notes {span}.", summary=f"no daily notes {span}")
+        return _daily_result(reader, files, f"Daily notes {span}, newest first:")
     today = reader.context.current_date()
     start = today - timedelta(days=args.days - 1)
     files = _daily_notes(reader, start, today)
-    intro = f"Daily notes from {start} to {today} (today), newest first:"
-    if not files:
-        files = _daily_notes(reader, EARLIEST_DAY, LATEST_DAY)[: min(args.days, 7)]
-        if not files:
-            return ToolResult(content="The vault has no daily notes.", summary="no daily notes")
-        intro = f"No daily notes between {start} and {today}. The most recent ones, newest first:"
-    chunks = _chunks_by_file(reader, [file for file, _ in files])
-    lines = [intro]
-    budget = DAILY_CHARS
-    notes: list[NoteRef] = []
-    for file, day in files:
-        if budget <= 0:
-            lines.append(f"\n## {note_link(file)} ({day}): not shown (over the size budget)")
-            continue
-        text = reader.overrides.get(file) or rebuild_markdown(chunks.get(file, []))
-        lines.append(f"\n## {note_link(file)} ({day})\n{clip(text, max(budget, 200))}")
-        budget -= len(text)
-        notes.append(NoteRef(file=file, title=note_title(file)))
-    return ToolResult(
-        content="\n".join(lines),
-        summary=f"{len(files)} daily notes, {files[0][1]} back to {files[-1][1]}",
-        notes=notes,
+    if files:
+        return _daily_result(
+            reader, files, f"Daily notes from {start} to {today} (today), newest first:"
+        )
+    newest = _daily_notes(reader, EARLIEST_DAY, LATEST_DAY, limit=1)
+    if not newest:
+        return ToolResult(content="The vault has no daily notes.", summary="no daily notes")
+    last = date.fromisoformat(newest[0][1])
+    first = last - timedelta(days=args.days - 1)
+    intro = (
+        f"No daily notes between {start} and {today}. The newest is {last}; the daily notes "
+        f"from {first} to {last}, newest first:"
     )
+    return _daily_result(reader, _daily_notes(reader, first, last), intro)
 
 
 def note_links(reader: NoteReader, args: PathArgs) -> ToolResult:
@@ -355,11 +361,51 @@ def _facts(
     return f" ({'; '.join(parts)})" if parts else ""
 
 
-def _daily_notes(reader: NoteReader, start: date, end: date) -> list[tuple[str, str]]:
-    """(file, date) of the daily notes dated start..end, newest first."""
+def _daily_notes(
+    reader: NoteReader, start: date, end: date, limit: int | None = None
+) -> list[tuple[str, str]]:
+    """(file, date) of the daily notes dated start..end, newest first (the ``limit`` newest)."""
     firsts = reader.context.store.scroll(SearchFilter(date_from=start, date_to=end, chunk_index=0))
-    found = [(chunk.file, chunk.date or "") for chunk in firsts]
-    return sorted(found, key=lambda item: (item[1], item[0]), reverse=True)
+    found = [(chunk.file, chunk.date or "") for chunk in firsts if chunk.date]
+    found.sort(key=lambda item: (item[1], item[0]), reverse=True)
+    return found[:limit] if limit is not None else found
+
+
+def _daily_result(reader: NoteReader, files: list[tuple[str, str]], intro: str) -> ToolResult:
+    """The notes' text within DAILY_CHARS, newest first; the rest named, up to DAILY_LISTED."""
+    shown_files = files[:DAILY_LISTED]
+    chunks = _chunks_by_file(reader, [file for file, _ in shown_files])
+    lines = [intro]
+    budget = DAILY_CHARS
+    notes: list[NoteRef] = []
+    for file, day in shown_files:
+        if budget <= 0:
+            lines.append(f"\n## {note_link(file)} ({day}): not shown (over the size budget)")
+            continue
+        text = reader.overrides.get(file) or rebuild_markdown(chunks.get(file, []))
+        lines.append(f"\n## {note_link(file)} ({day})\n{clip(text, max(budget, 200))}")
+        budget -= len(text)
+        notes.append(NoteRef(file=file, title=note_title(file)))
+    if len(files) > len(shown_files):
+        rest = files[len(shown_files) :]
+        lines.append(
+            f"\n... and {len(rest)} older daily notes ({rest[-1][1]} to {rest[0][1]}): ask for "
+            "a shorter range with date_from and date_to."
+        )
+    return ToolResult(
+        content="\n".join(lines),
+        summary=f"{len(files)} daily notes, {files[0][1]} back to {files[-1][1]}",
+        notes=notes,
+    )
+
+
+def _span(start: date, end: date) -> str:
+    """ "from 2023-03-01 to 2023-03-31", without the open bounds."""
+    if start == EARLIEST_DAY:
+        return f"up to {end}"
+    if end == LATEST_DAY:
+        return f"from {start} on"
+    return f"from {start} to {end}"
 
 
 def _chunks_by_file(reader: NoteReader, files: list[str]) -> dict[str, list[ChunkPayload]]:

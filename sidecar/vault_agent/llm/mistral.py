@@ -2,8 +2,10 @@
 
 ``client.chat.stream_async`` posts to ``/v1/chat/completions`` and yields ``CompletionEvent``s
 parsed from Server-Sent Events. Tool calls usually arrive whole in one delta, with their
-arguments as a JSON string; they are still merged by id/index in case a delta splits them.
-The SDK's own retries stay off (its default) so :class:`~vault_agent.llm.base.RetryPolicy` is
+arguments as a JSON string (the API also allows an object); they are still merged by id/index
+in case a delta splits them. ``finish_reason: "error"`` (documented) is a failed answer, and a
+server that ignores ``stream`` and answers one JSON completion is read like a stream.
+The SDK's own retries stay off (its default) so :class:`~vault_agent.llm.stream.RetryPolicy` is
 the only retry policy. Note: mistralai 3.x talks through ``httpx2``, a fork of httpx with its
 own exception classes, not through ``httpx``.
 """
@@ -19,6 +21,7 @@ import httpx2
 from mistralai.client import Mistral, errors, models
 
 from vault_agent.config import LlmSettings
+from vault_agent.llm.completion import check_finish, events_from_completion
 from vault_agent.llm.errors import (
     ModelError,
     ModelResponseError,
@@ -101,7 +104,7 @@ class MistralModel:
     def stream(
         self, messages: Sequence[Message], tools: Sequence[ToolSpec]
     ) -> AsyncIterator[ChatEvent]:
-        """Run one turn; see :mod:`vault_agent.llm.base` for the event order."""
+        """Run one turn; see :mod:`vault_agent.llm.model` for the event order."""
         sdk_messages = [to_mistral_message(m) for m in messages]
         sdk_tools = [to_mistral_tool(t) for t in tools]
         return run_stream(
@@ -125,7 +128,7 @@ class MistralModel:
                 model=self.model, messages=messages, **extra
             )
             async with stream:
-                async for event in _events(stream):
+                async for event in _events(stream, self._who):
                     yield event
         except errors.ResponseValidationError as exc:
             # Checked before MistralError, its base class: a 200 whose chunk we can't read.
@@ -133,6 +136,11 @@ class MistralModel:
                 f"{self._who} sent a chunk this client can't read: {exc}"
             ) from exc
         except errors.MistralError as exc:
+            if exc.status_code == 200:
+                # A Mistral-compatible server that ignores ``stream`` answers one completion.
+                for event in events_from_completion(exc.body, self._who):
+                    yield event
+                return
             raise error_for_status(
                 self._who,
                 exc.status_code,
@@ -151,7 +159,9 @@ class MistralModel:
             raise dropped_error(self._who, str(exc) or type(exc).__name__) from exc
 
 
-async def _events(stream: AsyncIterator[models.CompletionEvent]) -> AsyncIterator[ChatEvent]:
+async def _events(
+    stream: AsyncIterator[models.CompletionEvent], who: str
+) -> AsyncIterator[ChatEvent]:
     """SDK completion events to ours; no :class:`Finished` if the stream just stops."""
     calls: dict[str, _Partial] = {}
     usage = Usage()
@@ -175,6 +185,7 @@ async def _events(stream: AsyncIterator[models.CompletionEvent]) -> AsyncIterato
             reason = choice.finish_reason or reason
     if reason is None:
         return
+    check_finish(reason, who)
     if calls:
         yield ToolCallsReady([p.finish() for p in calls.values()])
     yield Finished(usage, finish_reason(reason))

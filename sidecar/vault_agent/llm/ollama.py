@@ -1,33 +1,31 @@
-"""Local models served by Ollama, through the official ``ollama`` SDK (0.6).
+"""Local models served by Ollama: ``POST /api/chat`` streamed as NDJSON, over plain httpx.
 
-``AsyncClient.chat(stream=True)`` posts to ``/api/chat`` and yields one ``ChatResponse`` per
-NDJSON line; tool calls arrive whole, with arguments already parsed into a dict, and the last
-line says ``done`` with token counts. Things the SDK does that matter here:
+One JSON object per line: ``message.content`` pieces, ``message.tool_calls`` (arguments as an
+object, each call whole), ``message.thinking`` for reasoning models (not part of the answer),
+then a last line with ``done: true``, ``done_reason`` and token counts; an ``{"error": ...}``
+line means the model failed mid-answer. The lines are read leniently: a call whose arguments
+arrive as a JSON string (some models and templates do this, and the ``ollama`` SDK rejects the
+whole line) still counts, and the call's ``id`` (sent by recent Ollama) is kept and sent back
+with the result as ``tool_call_id`` next to the documented ``tool_name``.
 
-- it validates every message and tool through its own pydantic models and silently drops what
-  they lack: tool-call ``id`` (Ollama matches results by ``tool_name`` instead), and any JSON
-  schema keyword but ``type``/``items``/``description``/``enum`` in a tool's properties, so an
-  optional field (``anyOf: [X, null]``) would reach the model with no type at all. Tool schemas
-  are therefore flattened first (:func:`ollama_parameters`);
-- connection errors on a streamed call surface as raw ``httpx.ConnectError``, and HTTP errors as
-  ``ResponseError`` without headers; an httpx response hook keeps ``Retry-After``.
+Ollama's ``Tool`` type keeps only ``type``/``items``/``description``/``enum`` of each property,
+so an optional field (``anyOf: [X, null]``) would reach the model with no type at all: tool
+schemas are flattened first (:func:`ollama_parameters`).
 """
 
 from __future__ import annotations
 
-import contextvars
 import json
 import os
 from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from typing import Any
 
 import httpx
-import pydantic
-from ollama import AsyncClient, ResponseError
 from ollama._client import _parse_host
 
 from vault_agent.config import LlmSettings
 from vault_agent.llm.errors import (
+    ModelError,
     ModelResponseError,
     dropped_error,
     error_for_status,
@@ -59,15 +57,10 @@ from vault_agent.llm.tool_text import (
 DEFAULT_MODEL = "qwen2.5:3b"
 HOST_ENV = "OLLAMA_HOST"
 
-# The Retry-After of the last error answer seen in this task (the SDK drops response headers).
-_retry_after: contextvars.ContextVar[str | None] = contextvars.ContextVar(
-    "ollama_retry_after", default=None
-)
-
 
 def resolve_host(host: str | None = None) -> str:
-    """The URL the SDK will use: ``host``, else ``OLLAMA_HOST``, else http://127.0.0.1:11434."""
-    # The SDK's own parser, so what error messages name is exactly what was dialled.
+    """The URL dialled: ``host``, else ``OLLAMA_HOST``, else http://127.0.0.1:11434."""
+    # The ollama SDK's parser, so a host is read exactly as the ollama CLI reads it.
     return str(_parse_host(host or os.environ.get(HOST_ENV)))
 
 
@@ -90,11 +83,8 @@ class OllamaModel:
         self._retry = retry or RetryPolicy()
         self._timeout_s = timeout_s
         self._who = f"Ollama at {self.host}"
-        self._client = AsyncClient(
-            host=self.host,
-            timeout=httpx.Timeout(timeout_s),
-            event_hooks={"response": [_remember_retry_after]},
-        )
+        # One timeout for connect and for each read: a stream may be long, but never silent.
+        self._client = httpx.AsyncClient(base_url=self.host, timeout=httpx.Timeout(timeout_s))
 
     @classmethod
     def from_settings(cls, settings: LlmSettings) -> OllamaModel:
@@ -109,94 +99,120 @@ class OllamaModel:
     def stream(
         self, messages: Sequence[Message], tools: Sequence[ToolSpec]
     ) -> AsyncIterator[ChatEvent]:
-        """Run one turn; see :mod:`vault_agent.llm.base` for the event order."""
-        wire_messages = [to_ollama_message(m) for m in messages]
-        wire_tools = [to_ollama_tool(t) for t in tools]
+        """Run one turn; see :mod:`vault_agent.llm.model` for the event order."""
+        body: dict[str, Any] = {
+            "model": self.model,
+            "messages": [to_ollama_message(m) for m in messages],
+            "stream": True,
+        }
+        if tools:
+            body["tools"] = [to_ollama_tool(t) for t in tools]
         return run_stream(
-            lambda: self._attempt(wire_messages, wire_tools),
+            lambda: self._attempt(body),
             who=self._who,
             tools=tools,
             policy=self._retry,
         )
 
     async def aclose(self) -> None:
-        """Close the SDK's HTTP client."""
-        await self._client.close()  # type: ignore[no-untyped-call]
+        """Close the connection pool."""
+        await self._client.aclose()
 
-    async def _attempt(
-        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]
-    ) -> AsyncGenerator[ChatEvent, None]:
-        _retry_after.set(None)
-        calls: list[ToolCall] = []
+    async def _attempt(self, body: dict[str, Any]) -> AsyncGenerator[ChatEvent, None]:
         try:
-            parts = await self._client.chat(
-                model=self.model, messages=messages, tools=tools or None, stream=True
-            )
-            async for part in parts:
-                if part.message.content:
-                    yield TextDelta(part.message.content)
-                for call in part.message.tool_calls or []:
-                    arguments, error = parse_tool_arguments(call.function.arguments)
-                    calls.append(
-                        ToolCall(
-                            id=new_tool_call_id(),  # the SDK drops any id the server sent
-                            name=call.function.name,
-                            arguments=arguments,
-                            arguments_error=error,
-                        )
+            async with self._client.stream("POST", "/api/chat", json=body) as response:
+                if response.status_code != 200:
+                    text = (await response.aread()).decode("utf-8", errors="replace")
+                    raise error_for_status(
+                        self._who,
+                        response.status_code,
+                        text,
+                        retry_after=response.headers.get("retry-after"),
+                        missing_hint=f"run `ollama pull {self.model}` (or set llm.model)",
                     )
-                if part.done:
-                    if calls:
-                        yield ToolCallsReady(calls)
-                    usage = Usage(
-                        prompt_tokens=part.prompt_eval_count or 0,
-                        completion_tokens=part.eval_count or 0,
-                    )
-                    yield Finished(usage, finish_reason(part.done_reason))
-                    return
-        except ResponseError as exc:
-            if exc.status_code == -1:
-                # An ``{"error": ...}`` line in a 200 stream: the model failed mid-answer.
-                raise dropped_error(self._who, str(exc.error)) from exc
-            raise error_for_status(
-                self._who,
-                exc.status_code,
-                json.dumps({"error": exc.error}),
-                retry_after=_retry_after.get(),
-                missing_hint=f"run `ollama pull {self.model}` (or set llm.model)",
-            ) from exc
-        except (httpx.ConnectError, ConnectionError) as exc:
+                async for event in parse_ollama_lines(response.aiter_lines(), self._who):
+                    yield event
+        except httpx.ConnectError as exc:
             raise unreachable_error(self._who, "is `ollama serve` running?") from exc
         except httpx.TimeoutException as exc:
             raise timeout_error(self._who, self.model, self._timeout_s) from exc
+        except httpx.UnsupportedProtocol as exc:
+            raise ModelError(f"the Ollama host {self.host!r} is not an http(s) URL") from exc
         except httpx.TransportError as exc:
             raise dropped_error(self._who, str(exc) or type(exc).__name__) from exc
-        except (ValueError, pydantic.ValidationError) as exc:
-            # A line that is not JSON, or not the shape the SDK expects.
+
+
+async def parse_ollama_lines(lines: AsyncIterator[str], who: str) -> AsyncIterator[ChatEvent]:
+    """Turn ``/api/chat`` NDJSON lines into events; no :class:`Finished` without ``done``."""
+    calls: list[ToolCall] = []
+    async for line in lines:
+        if not line.strip():
+            continue
+        try:
+            part = json.loads(line)
+        except ValueError as exc:
             raise ModelResponseError(
-                f"{self._who} sent a line this client can't read: {exc}"
+                f"{who} sent a line this client can't read: {line[:200]}"
             ) from exc
+        if not isinstance(part, dict):
+            raise ModelResponseError(f"{who} sent a line this client can't read: {line[:200]}")
+        if part.get("error"):
+            # An ``{"error": ...}`` line in a 200 stream: the model failed mid-answer.
+            raise dropped_error(who, str(part["error"])[:300])
+        message = part.get("message")
+        if not isinstance(message, dict):
+            message = {}
+        if isinstance(message.get("content"), str) and message["content"]:
+            yield TextDelta(message["content"])
+        for item in message.get("tool_calls") or []:
+            if isinstance(item, dict):
+                calls.append(_tool_call(item))
+        if part.get("done"):
+            if calls:
+                yield ToolCallsReady(calls)
+            usage = Usage(
+                prompt_tokens=int(part.get("prompt_eval_count") or 0),
+                completion_tokens=int(part.get("eval_count") or 0),
+            )
+            yield Finished(usage, finish_reason(part.get("done_reason")))
+            return
 
 
-async def _remember_retry_after(response: httpx.Response) -> None:
-    if response.status_code >= 400:
-        _retry_after.set(response.headers.get("retry-after"))
+def _tool_call(item: dict[str, Any]) -> ToolCall:
+    """One call as Ollama sends it; a call without the ``function`` wrapper is read too."""
+    function = item.get("function")
+    spec: dict[str, Any] = function if isinstance(function, dict) else item
+    arguments, error = parse_tool_arguments(spec.get("arguments"))
+    call_id = item.get("id")
+    return ToolCall(
+        id=str(call_id) if call_id else new_tool_call_id(),
+        name=str(spec.get("name") or ""),
+        arguments=arguments,
+        arguments_error=error,
+    )
 
 
 def to_ollama_message(message: Message) -> dict[str, Any]:
-    """A message in Ollama's format: arguments as objects, results matched by ``tool_name``."""
+    """A message in Ollama's format: arguments as objects, results matched by ``tool_name``
+    (and by ``tool_call_id``, which recent Ollama reads and older ones ignore)."""
     if message.role == "tool":
-        return {"role": "tool", "content": message.content, "tool_name": message.name}
+        return {
+            "role": "tool",
+            "content": message.content,
+            "tool_name": message.name,
+            "tool_call_id": message.tool_call_id,
+        }
     wire: dict[str, Any] = {"role": message.role, "content": message.content}
     if message.tool_calls:
         wire["tool_calls"] = [
-            {"function": {"name": c.name, "arguments": c.arguments}} for c in message.tool_calls
+            {"id": c.id, "function": {"name": c.name, "arguments": c.arguments}}
+            for c in message.tool_calls
         ]
     return wire
 
 
 def to_ollama_tool(tool: ToolSpec) -> dict[str, Any]:
-    """A tool in Ollama's format, its schema flattened to what the SDK keeps."""
+    """A tool in Ollama's format, its schema flattened to what Ollama keeps."""
     return {
         "type": "function",
         "function": {
@@ -208,7 +224,7 @@ def to_ollama_tool(tool: ToolSpec) -> dict[str, Any]:
 
 
 def ollama_parameters(schema: dict[str, Any]) -> dict[str, Any]:
-    """Rewrite a JSON schema so the SDK's ``Tool`` model keeps its meaning.
+    """Rewrite a JSON schema so Ollama's ``Tool`` type keeps its meaning.
 
     Each property keeps ``type``, ``items``, ``description`` and ``enum``. An optional field's
     ``anyOf: [X, {"type": "null"}]`` becomes X; a ``format`` (``date``) and a ``default`` move

@@ -11,12 +11,12 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import AsyncGenerator, AsyncIterator, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
 
 from vault_agent.config import LlmSettings
+from vault_agent.llm.completion import CallMerger, check_finish, events_from_completion, usage_of
 from vault_agent.llm.errors import (
     ModelError,
     ModelResponseError,
@@ -28,10 +28,8 @@ from vault_agent.llm.errors import (
 )
 from vault_agent.llm.messages import (
     Message,
-    ToolCall,
     ToolSpec,
     Usage,
-    new_tool_call_id,
 )
 from vault_agent.llm.model import (
     ChatEvent,
@@ -43,9 +41,6 @@ from vault_agent.llm.model import (
 from vault_agent.llm.stream import (
     RetryPolicy,
     run_stream,
-)
-from vault_agent.llm.tool_text import (
-    parse_tool_arguments,
 )
 
 DEFAULT_BASE_URL = "http://127.0.0.1:1234/v1"
@@ -95,7 +90,7 @@ class OpenAICompatModel:
     def stream(
         self, messages: Sequence[Message], tools: Sequence[ToolSpec]
     ) -> AsyncIterator[ChatEvent]:
-        """Run one turn; see :mod:`vault_agent.llm.base` for the event order."""
+        """Run one turn; see :mod:`vault_agent.llm.model` for the event order."""
         body: dict[str, Any] = {
             "model": self.model,
             "messages": [to_openai_message(m) for m in messages],
@@ -131,7 +126,7 @@ class OpenAICompatModel:
                     )
                 if response.headers.get("content-type", "").startswith("application/json"):
                     # A server that ignores ``stream`` answers with one whole completion.
-                    for event in _events_from_completion(await response.aread(), self._who):
+                    for event in events_from_completion(await response.aread(), self._who):
                         yield event
                     return
                 async for event in parse_openai_sse(response.aiter_lines(), self._who):
@@ -189,34 +184,13 @@ def to_openai_tool(tool: ToolSpec) -> dict[str, Any]:
     }
 
 
-@dataclass
-class _PartialCall:
-    id: str | None = None
-    name: str = ""
-    arguments: list[str] = field(default_factory=list)
-    arguments_object: dict[str, Any] | None = None
-
-    def finish(self) -> ToolCall:
-        raw = (
-            self.arguments_object if self.arguments_object is not None else "".join(self.arguments)
-        )
-        arguments, error = parse_tool_arguments(raw)
-        return ToolCall(
-            id=self.id or new_tool_call_id(),
-            name=self.name,
-            arguments=arguments,
-            arguments_error=error,
-        )
-
-
 async def parse_openai_sse(lines: AsyncIterator[str], who: str) -> AsyncIterator[ChatEvent]:
     """Turn ``data:`` lines of a chat-completions stream into events.
 
     Ends with :class:`Finished` only if ``[DONE]`` or a finish reason arrived; a stream that
     just stops is left without it, which :func:`run_stream` reports as a dropped connection.
     """
-    calls: list[_PartialCall] = []
-    by_index: dict[int, _PartialCall] = {}
+    calls = CallMerger()
     usage = Usage()
     reason: str | None = None
     done = False
@@ -240,8 +214,7 @@ async def parse_openai_sse(lines: AsyncIterator[str], who: str) -> AsyncIterator
             raise ModelUnavailableError(
                 f"{who} failed mid-stream: {json.dumps(chunk['error'])[:300]}"
             )
-        if isinstance(chunk.get("usage"), dict):
-            usage = _usage(chunk["usage"])
+        usage = usage_of(chunk.get("usage")) or usage
         for choice in chunk.get("choices") or []:
             if choice.get("index", 0) != 0:
                 continue
@@ -249,67 +222,12 @@ async def parse_openai_sse(lines: AsyncIterator[str], who: str) -> AsyncIterator
             if isinstance(delta.get("content"), str) and delta["content"]:
                 yield TextDelta(delta["content"])
             for piece in delta.get("tool_calls") or []:
-                _accumulate(piece, calls, by_index)
+                if isinstance(piece, dict):
+                    calls.add(piece)
             reason = choice.get("finish_reason") or reason
     if not done and reason is None:
         return
+    check_finish(reason, who)
     if calls:
-        yield ToolCallsReady([c.finish() for c in calls])
+        yield ToolCallsReady(calls.calls())
     yield Finished(usage, finish_reason(reason))
-
-
-def _accumulate(
-    piece: dict[str, Any], calls: list[_PartialCall], by_index: dict[int, _PartialCall]
-) -> None:
-    """Merge one tool-call delta into the call it continues (by ``index``; else by ``id``)."""
-    index = piece.get("index")
-    call_id = piece.get("id")
-    if isinstance(index, int):
-        call = by_index.get(index)
-        if call is None:
-            call = by_index[index] = _PartialCall()
-            calls.append(call)
-    elif not calls or (call_id and all(c.id != call_id for c in calls)):
-        call = _PartialCall()
-        calls.append(call)
-    else:
-        call = calls[-1]
-    if call_id:
-        call.id = call_id
-    function = piece.get("function") or {}
-    if function.get("name"):
-        call.name = function["name"]
-    arguments = function.get("arguments")
-    if isinstance(arguments, str):
-        call.arguments.append(arguments)
-    elif isinstance(arguments, dict):
-        call.arguments_object = arguments
-
-
-def _usage(data: dict[str, Any]) -> Usage:
-    return Usage(
-        prompt_tokens=int(data.get("prompt_tokens") or 0),
-        completion_tokens=int(data.get("completion_tokens") or 0),
-    )
-
-
-def _events_from_completion(raw: bytes, who: str) -> list[ChatEvent]:
-    """A non-streamed completion as the same events a stream would give."""
-    try:
-        data = json.loads(raw)
-        choice = data["choices"][0]
-        message = choice["message"]
-    except (ValueError, KeyError, IndexError, TypeError) as exc:
-        raise ModelResponseError(f"{who} sent an unreadable completion: {raw[:200]!r}") from exc
-    events: list[ChatEvent] = []
-    if isinstance(message.get("content"), str) and message["content"]:
-        events.append(TextDelta(message["content"]))
-    calls: list[_PartialCall] = []
-    by_index: dict[int, _PartialCall] = {}
-    for i, piece in enumerate(message.get("tool_calls") or []):
-        _accumulate({"index": i, **piece}, calls, by_index)
-    if calls:
-        events.append(ToolCallsReady([c.finish() for c in calls]))
-    usage = _usage(data["usage"]) if isinstance(data.get("usage"), dict) else Usage()
-    events.append(Finished(usage, finish_reason(choice.get("finish_reason"))))
-    return events

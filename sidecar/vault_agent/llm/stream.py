@@ -3,7 +3,8 @@
 `run_stream` wraps a provider's single HTTP attempt: retryable failures (429, 5xx, timeouts)
 are retried with exponential backoff and jitter (tenacity; `Retry-After` honoured), never once
 text reached the caller; text that may be a tool call is held back and parsed at the end of
-the turn (`tool_text.py`); a stream without an end-of-turn marker counts as dropped.
+the turn, and a leading ``<think>`` block is dropped (`held_text.py`); a stream without an
+end-of-turn marker counts as dropped.
 """
 
 from __future__ import annotations
@@ -17,9 +18,9 @@ from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_aft
 from tenacity.wait import wait_random_exponential
 
 from vault_agent.llm.errors import ModelError, ModelRateLimitedError, dropped_error
+from vault_agent.llm.held_text import TextGate
 from vault_agent.llm.messages import ToolCall, ToolSpec
 from vault_agent.llm.model import ChatEvent, Finished, TextDelta, ToolCallsReady
-from vault_agent.llm.tool_text import extract_tool_calls_from_content, may_be_tool_call
 
 log = logging.getLogger(__name__)
 
@@ -106,30 +107,21 @@ async def _recover_tool_calls(
     events: AsyncIterator[ChatEvent], tool_names: frozenset[str], who: str
 ) -> AsyncGenerator[ChatEvent, None]:
     """Pass text through, except text that may be a tool call: hold it to the end, then parse."""
-    held: list[str] = []
-    holding: bool | None = None if tool_names else False
+    gate = TextGate(tool_names)
     native: list[ToolCall] = []
     async for event in events:
         if isinstance(event, ToolCallsReady):
             native.extend(event.calls)
         elif isinstance(event, TextDelta):
-            if holding is False:
-                if event.text:
-                    yield event
-                continue
-            held.append(event.text)
-            if holding is None:
-                holding = may_be_tool_call("".join(held))
-                if holding is False:
-                    yield TextDelta("".join(held))
-                    held.clear()
+            shown = gate.feed(event.text)
+            if shown:
+                yield TextDelta(shown)
         else:
-            text = "".join(held)
-            recovered = (
-                None if native or not text else extract_tool_calls_from_content(text, tool_names)
-            )
-            if recovered:
+            text, recovered = gate.finish()
+            if recovered and not native:
                 log.info("recovered %d tool call(s) written as text", len(recovered))
+                if text:
+                    yield TextDelta(text)
                 yield ToolCallsReady(recovered)
                 yield Finished(event.usage, "tool_calls")
                 return

@@ -3,15 +3,22 @@
 Owns the rule that an answer may only cite notes the model actually saw: notes returned by a
 tool or sent as context. :func:`check_answer`:
 
-1. keeps only what may render (:mod:`vault_agent.agent.safe_markdown`): images that are not
+1. writes citations made other ways (``[1]``, ``(Note)``, ``[[Note.md]]``,
+   ``[Note](Note.md)``) as wikilinks when they name a note the model saw
+   (:mod:`vault_agent.agent.citations.normalise`);
+2. keeps only what may render (:mod:`vault_agent.agent.safe_markdown`): images that are not
    vault resources, raw HTML and links to anything but web pages and the vault go (a note can
    smuggle in instructions to build a URL that carries data out); checked again at the end;
-2. strips the model's own closing "Sources" list (its supported links are kept as sources);
-3. checks every ``[[...]]`` outside code: it is resolved as Obsidian would (the link graph),
+3. strips the model's own closing "Sources" list (its supported links are kept as sources);
+4. checks every ``[[...]]`` outside code: it is resolved as Obsidian would (the link graph),
    then matched against the supported notes. A link naming a supported note ambiguously (two
    notes called "Ideas") is rewritten to that note's full path; an unsupported one is removed
-   (its display text kept when it has one) and reported;
-4. appends ``Sources:`` with one ``- [[Note#Heading]]`` per cited note (its first cited
+   (its display text kept when it has one) and reported. A supported note cited at a heading
+   it does not have (the ``headings`` lookup says which it has) is corrected: to the heading
+   meant when only the spelling differs (``#feeding-schedule``), else to the note itself. A
+   correction is not a removal (the note is a source all the same): it is listed in
+   ``corrected_citations``, not ``removed_citations``;
+5. appends ``Sources:`` with one ``- [[Note#Heading]]`` per cited note (its first cited
    section; the note alone when only the note was cited).
 
 Documents of other sources are cited as ``[Title](url)`` or ``[Title (source)]``
@@ -24,7 +31,7 @@ web pages that are no document are no citations and stay as written.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
+from collections.abc import Callable, Collection, Sequence
 from typing import Protocol
 
 from pydantic import BaseModel
@@ -49,6 +56,7 @@ from vault_agent.agent.citations.links import (
     note_link,
     note_title,
 )
+from vault_agent.agent.citations.normalise import normalise_citations
 from vault_agent.agent.safe_markdown import sanitise_markdown
 from vault_agent.index.store.protocol import VAULT_SOURCE
 from vault_agent.vault.files import is_pdf
@@ -69,6 +77,14 @@ class RemovedCitation(BaseModel):
     reason: str
 
 
+class CorrectedCitation(BaseModel):
+    """A citation rewritten to what exists: ``[[Note#No such heading]]`` -> ``[[Note]]``."""
+
+    citation: str
+    corrected: str
+    reason: str
+
+
 class CheckedAnswer(BaseModel):
     """The answer after the citation check, ready for the user."""
 
@@ -76,6 +92,11 @@ class CheckedAnswer(BaseModel):
     sources: list[NoteRef]
     removed_citations: list[RemovedCitation]
     removed_images: list[str]
+    corrected_citations: list[CorrectedCitation] = []
+
+
+HeadingsOf = Callable[[str], Collection[str] | None]
+"""A note's heading paths ("Setup > Linux"), or None when unknown (then none is corrected)."""
 
 
 class LinkResolver(Protocol):
@@ -92,6 +113,9 @@ def check_answer(
     resolver: LinkResolver,
     source_file: str = "",
     documents: DocumentLookup | None = None,
+    *,
+    numbered: Sequence[Sequence[NoteRef]] = (),
+    headings: HeadingsOf | None = None,
 ) -> CheckedAnswer:
     """Check ``text``'s citations against the ``supported`` notes; see the module docstring.
 
@@ -100,11 +124,13 @@ def check_answer(
     ``source_file`` is the note links are resolved from (the active note, if any), as in
     Obsidian, where ``[[#Heading]]`` and relative links depend on it. ``documents`` tells
     which sources and urls hold documents, for document citations of nothing retrieved.
+    ``numbered`` holds the passages of each search result in rank order (what "[1]" cites);
+    ``headings`` gives a note's real headings (None: headings are not checked).
     """
-    safe = sanitise_markdown(text)
-    body, listed = _split_sources(safe.markdown)
     refs = [ref if isinstance(ref, NoteRef) else NoteRef(file=ref, title="") for ref in supported]
-    check = _Checker(refs, resolver, source_file, documents)
+    safe = sanitise_markdown(normalise_citations(text, refs, numbered))
+    body, listed = _split_sources(safe.markdown)
+    check = _Checker(refs, resolver, source_file, documents, headings)
     body = check.rewrite(body)
     check.rewrite(listed, from_sources_list=True)
     answer = body.strip()
@@ -118,6 +144,7 @@ def check_answer(
         sources=check.sources,
         removed_citations=check.removed,
         removed_images=list(dict.fromkeys(safe.removed + final.removed)),
+        corrected_citations=check.corrected,
     )
 
 
@@ -150,8 +177,11 @@ class _Checker:
         resolver: LinkResolver,
         source_file: str,
         lookup: DocumentLookup | None = None,
+        headings: HeadingsOf | None = None,
     ) -> None:
         self.supported = {ref.file for ref in seen}
+        self.headings = headings
+        self._headings: dict[str, Collection[str] | None] = {}
         self.documents = {ref.file: ref for ref in seen if ref.source != VAULT_SOURCE}
         self.seen_sources = {ref.source for ref in self.documents.values()}
         self.lookup = lookup
@@ -165,6 +195,7 @@ class _Checker:
         self.source_file = source_file
         self.sources: list[NoteRef] = []
         self.removed: list[RemovedCitation] = []
+        self.corrected: list[CorrectedCitation] = []
 
     def rewrite(self, body: str, from_sources_list: bool = False) -> str:
         """``body`` with each citation kept, rewritten to its full path, or removed."""
@@ -236,15 +267,45 @@ class _Checker:
         page = page_of_heading(heading) if is_pdf(file) else None
         if page is not None:  # [[paper.pdf#page=3]]: the source is the page's chunks
             heading = page_heading(page)
+        elif heading:
+            heading = self._real_heading(file, heading)
         self._add_source(file, self.paths.get((file, heading_anchor(heading).lower()), heading))
         # Keep the link as written when it opens the right note; an embed would paste the whole
         # note into the answer, and an ambiguous name would open another note: use the path.
         # A page cited any other way than "#page=N" would open the PDF at its first page.
         canonical = page is None or citation.subpath == page_subpath(page)
-        if not citation.embed and canonical and self._opens(citation, file):
+        corrected = page is None and heading_anchor(heading) != heading_anchor(
+            citation.subpath.replace("#", " > ")
+        )
+        if not citation.embed and canonical and not corrected and self._opens(citation, file):
             return citation.raw
         link = note_link(file, heading)
-        return f"{link[:-2]}|{citation.display}]]" if citation.display else link
+        link = f"{link[:-2]}|{citation.display}]]" if citation.display else link
+        if corrected and not from_sources_list:
+            reason = f"the note has no heading '{heading_anchor(citation.subpath)}'" + (
+                "; cited at the heading meant" if heading else "; cited as the whole note"
+            )
+            self.corrected.append(
+                CorrectedCitation(citation=citation.raw, corrected=link, reason=reason)
+            )
+        return link
+
+    def _real_heading(self, file: str, heading: str) -> str:
+        """``heading`` if ``file`` has it (or it can't be told), the heading meant when only
+        the spelling differs, else "" (the note itself)."""
+        anchor = heading_anchor(heading).lower()
+        if (file, anchor) in self.paths or self.headings is None:
+            return heading
+        if file not in self._headings:
+            self._headings[file] = self.headings(file)
+        real = self._headings[file]
+        if real is None:
+            return heading
+        anchors = {heading_anchor(path).lower(): path for path in real}
+        if anchor in anchors:
+            return heading
+        loose = [path for key, path in anchors.items() if _letters(key) == _letters(anchor)]
+        return loose[0] if len(loose) == 1 and _letters(anchor) else ""
 
     def _resolve(self, citation: Citation) -> tuple[str | None, str]:
         if not citation.target:  # [[#Heading]]: a section of the note the link sits in
@@ -276,6 +337,11 @@ class _Checker:
                     self.sources[index] = source.model_copy(update={"heading": heading})
                 return
         self.sources.append(NoteRef(file=file, title=note_title(file), heading=heading))
+
+
+def _letters(text: str) -> str:
+    """Letters and digits only: "feeding-schedule" and "Feeding schedule" are one heading."""
+    return "".join(ch for ch in text.casefold() if ch.isalnum())
 
 
 def _matching(target: str, files: Collection[str]) -> list[str]:
