@@ -9,7 +9,9 @@ from pathlib import Path
 import pytest
 
 from vault_agent.config import Settings
+from vault_agent.index import vault_index as vault_index_module
 from vault_agent.index.embed.bm25 import Bm25Encoder
+from vault_agent.index.embed.choose import ModelChoice, TextModels
 from vault_agent.index.embed.minilm import MiniLmEmbedder
 from vault_agent.index.vault_index import VaultIndex
 
@@ -40,6 +42,18 @@ def embedder() -> MiniLmEmbedder:
 def sparse() -> Bm25Encoder:
     """The real BM25 encoder, loaded once per test session."""
     return Bm25Encoder()
+
+
+@pytest.fixture
+def session_models(
+    monkeypatch: pytest.MonkeyPatch, embedder: MiniLmEmbedder, sparse: Bm25Encoder
+) -> TextModels:
+    """Every VaultIndex the test opens (CLI, server) reads with the session's English models."""
+    models = TextModels(
+        embedder, sparse, ModelChoice(family="english", language="en", reason="test")
+    )
+    monkeypatch.setattr(vault_index_module, "text_models", lambda _settings: models)
+    return models
 
 
 @pytest.fixture(scope="session")

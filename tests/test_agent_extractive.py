@@ -5,7 +5,6 @@ from __future__ import annotations
 import shutil
 import socket
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 from typer.testing import CliRunner
@@ -23,9 +22,7 @@ from vault_agent.agent.prompts import ActiveNote
 from vault_agent.agent.request import AgentRequest, HistoryTurn
 from vault_agent.cli.main import app
 from vault_agent.config import LlmSettings
-from vault_agent.index import vault_index as vault_index_module
-from vault_agent.index.embed.bm25 import Bm25Encoder
-from vault_agent.index.embed.minilm import MiniLmEmbedder
+from vault_agent.index.embed.choose import TextModels
 from vault_agent.index.vault_index import VaultIndex
 from vault_agent.llm.ollama import OllamaModel
 from vault_agent.llm.registry import select_model
@@ -173,15 +170,9 @@ async def test_auto_profile_prefers_a_running_ollama(
 def test_cli_ask_answers_offline_with_the_extractive_profile(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
-    embedder: MiniLmEmbedder,
-    sparse: Bm25Encoder,
+    session_models: TextModels,
 ) -> None:
     """The README's demo: a fresh index of examples/vault, no key, no Ollama."""
-    # The session's models instead of loading them again (the same classes, just shared).
-    monkeypatch.setattr(
-        vault_index_module, "MiniLmEmbedder", SimpleNamespace(from_settings=lambda _: embedder)
-    )
-    monkeypatch.setattr(vault_index_module, "Bm25Encoder", lambda: sparse)
     monkeypatch.delenv("MISTRAL_API_KEY", raising=False)
     monkeypatch.setenv("OLLAMA_HOST", f"http://127.0.0.1:{_free_port()}")
     monkeypatch.setenv("VAULT_AGENT_DATA_DIR", str(tmp_path / "data"))

@@ -58,6 +58,16 @@ def test_cjk_text_becomes_character_pairs() -> None:
     assert {"日记", "文件"} <= note & set(chinese.terms("日记的文件夹", query=True))
 
 
+def test_thai_and_lao_runs_become_dictionary_words() -> None:
+    thai = Analyzer("th")
+    # Written without spaces: ICU's dictionary finds the words a query shares with the note.
+    note = thai.terms("ภาษาไทยเป็นภาษาที่ไม่มีการเว้นวรรค")
+    assert {"ภาษา", "ไทย", "เว้น", "วรรค"} <= set(note)
+    assert "ภาษาไทยเป็นภาษาที่ไม่มีการเว้นวรรค" not in note
+    assert set(thai.terms("เว้นวรรค", query=True)) <= set(note)
+    assert Analyzer("lo").terms("ພາສາລາວ v1.2") == ["ພາສາ", "ລາວ", "1.2"]
+
+
 def test_query_and_document_vectors_share_their_terms() -> None:
     encoder = Bm25Encoder()
     (document,) = encoder.embed_documents(["Call registerMarkdownPostProcessor in v2.3.1"])

@@ -7,7 +7,6 @@ import asyncio
 import threading
 from collections.abc import Iterator
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 from typer.testing import CliRunner
@@ -20,9 +19,7 @@ from vault_agent.agent.request import (
 )
 from vault_agent.cli.chat import converse
 from vault_agent.cli.main import app
-from vault_agent.index import vault_index as vault_index_module
-from vault_agent.index.embed.bm25 import Bm25Encoder
-from vault_agent.index.embed.minilm import MiniLmEmbedder
+from vault_agent.index.embed.choose import TextModels
 
 
 def done(answer: str) -> DoneEvent:
@@ -110,14 +107,9 @@ def chat_env(
     indexed_example: IndexedCopy,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
-    embedder: MiniLmEmbedder,
-    sparse: Bm25Encoder,
+    session_models: TextModels,
 ) -> Iterator[Path]:
     """A private copy of the indexed example vault, the session's models, no real provider."""
-    monkeypatch.setattr(
-        vault_index_module, "MiniLmEmbedder", SimpleNamespace(from_settings=lambda _: embedder)
-    )
-    monkeypatch.setattr(vault_index_module, "Bm25Encoder", lambda: sparse)
     copy = copy_indexed(indexed_example, tmp_path)
     monkeypatch.setenv("VAULT_AGENT_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setenv("VAULT_AGENT_STORE__PATH", str(copy.shard))

@@ -149,6 +149,8 @@ describe("asking in the pane", () => {
 			await expect.poll(() => hits.length, { timeout: 5000 }).toBeGreaterThan(3);
 			await page.close();
 		} finally {
+			// close() waits for open sockets; Chromium may keep some alive (or still loading).
+			listener.closeAllConnections();
 			await new Promise((resolve) => listener.close(resolve));
 		}
 	});

@@ -3,7 +3,7 @@
  * again: often while the index is busy, rarely when it is idle. No `obsidian` import.
  */
 import { SidecarError } from "./client";
-import type { IndexResponse } from "./generated/contract";
+import type { IndexResponse, ModelChoice } from "./generated/contract";
 
 export interface StatusLine {
 	text: string;
@@ -29,6 +29,7 @@ export function describeIndex(status: IndexResponse): StatusLine {
 		`Index: ${status.state}; ${notes}, ${counts.chunks} passages`,
 		problems.length > 0 ? `(${problems.join(", ")})` : "",
 		status.error ? `\n${status.error}` : "",
+		status.models ? `\n${describeModels(status.models)}` : "",
 		...failedFiles(status),
 	]
 		.filter(Boolean)
@@ -44,6 +45,14 @@ export function describeIndex(status: IndexResponse): StatusLine {
 	}
 	const warning = counts.failed > 0 ? ` (${counts.failed} failed)` : "";
 	return { text: `Vault Agent: ${notes}${warning}`, detail, busy: false };
+}
+
+/** Which models read the vault, for the tooltip: the user sees why a vault in German is
+ * searched with multilingual embeddings. */
+export function describeModels(models: ModelChoice): string {
+	// The same line as the sidecar's `ModelChoice.describe` (what `vault-agent index` prints).
+	const embeddings = models.family === "multilingual" ? "multilingual (USE v3)" : "English (MiniLM)";
+	return `Embeddings: ${embeddings}; keyword search: ${models.language}. ${models.reason}`;
 }
 
 /** What the status bar says when `GET /v1/index` failed. */

@@ -10,6 +10,7 @@ describe("the status bar", () => {
 		progress: { state: "watching", files_total: 40, files_done: 40, chunks_done: 120, started_at: null, finished_at: null, last_error: null },
 		counts: { files: 40, indexed: 38, skipped: 1, failed: 1, chunks: 120 },
 		last_sync: null,
+		models: { family: "multilingual", language: "de", languages: ["de"], reason: "Chosen automatically from 80 sampled notes (74 de, 6 en)." },
 		files: [{ file: "Broken.md", state: "failed", reason: "frontmatter YAML invalid at line 3", chunks: 0, warnings: [] }],
 		...over,
 	});
@@ -20,6 +21,8 @@ describe("the status bar", () => {
 		const idle = describeIndex(status({}));
 		expect(idle).toMatchObject({ text: "Vault Agent: 38 notes (1 failed)", busy: false });
 		expect(idle.detail).toContain("Broken.md: frontmatter YAML invalid at line 3");
+		expect(idle.detail).toContain("Embeddings: multilingual (USE v3); keyword search: de. Chosen automatically");
+		expect(describeIndex(status({ models: null })).detail).not.toContain("Embeddings");
 	});
 
 	it("says offline or wrong token when the sidecar can't be asked", () => {

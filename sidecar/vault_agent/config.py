@@ -21,6 +21,7 @@ APP_NAME = "vault-agent"
 
 LlmProfile = Literal["auto", "mistral", "ollama", "openai", "extractive"]
 EmbeddingVariant = Literal["dynamic-int8", "packaged"]
+EmbeddingChoice = Literal["auto", "english", "multilingual"]
 
 
 class StoreSettings(BaseModel):
@@ -83,10 +84,21 @@ class IndexSettings(BaseModel):
         description="Embedding threads (dynamic-int8: texts embedded in parallel; packaged: "
         "ONNX threads per batch); None = all cores.",
     )
-    embedding: EmbeddingVariant = Field(
+    embedding: EmbeddingChoice = Field(
+        default="auto",
+        description="english: MiniLM; multilingual: the multilingual Universal Sentence "
+        "Encoder (16 languages, one space for all); auto: decided from a sample of the "
+        "vault's notes at its first index. Changing it re-embeds the vault once.",
+    )
+    english_model: EmbeddingVariant = Field(
         default="dynamic-int8",
-        description="dynamic-int8: int8 matrix products, ~1.6x faster; packaged: the model as "
-        "shipped (fp32 products). Switching re-embeds the vault once.",
+        description="MiniLM as dynamic-int8 (int8 matrix products, ~1.6x faster) or packaged "
+        "(the model as shipped, fp32 products). Switching re-embeds the vault once.",
+    )
+    language: str | None = Field(
+        default=None,
+        description="The notes' language for keyword search (ISO 639-1, e.g. de): stemming "
+        "and stop words. Unset: the language most sampled notes are in.",
     )
     pdf_max_bytes: int = Field(
         default=100_000_000,

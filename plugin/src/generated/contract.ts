@@ -474,6 +474,10 @@ export interface IndexResponse {
 	counts: IndexCounts;
 	last_sync: SyncReport | null;
 	files: FileStatus[];
+	/**
+	 * Which embeddings and keyword-search language read the vault, and why.
+	 */
+	models: ModelChoice | null;
 }
 /**
  * The outcome of one sync.
@@ -494,6 +498,24 @@ export interface SyncReport {
 	 */
 	pdf_extracted: number;
 	seconds: number;
+}
+/**
+ * What reads a vault, and why.
+ *
+ * This interface was referenced by `VaultAgentContract`'s JSON-Schema
+ * via the `definition` "ModelChoice".
+ */
+export interface ModelChoice {
+	family: "english" | "multilingual";
+	/**
+	 * The notes' main language: keyword search stems it.
+	 */
+	language: string;
+	/**
+	 * Every language at least a tenth of the sampled notes are in.
+	 */
+	languages: string[];
+	reason: string;
 }
 /**
  * One indexed note, rebuilt from its chunks (what the agent reads).

@@ -29,8 +29,7 @@ from vault_agent.cli.common import (
 )
 from vault_agent.cli.printing import print_hits, print_report, print_watch_sync
 from vault_agent.cli.sources import sources_app
-from vault_agent.config import EmbeddingVariant, Settings
-from vault_agent.index.embed.minilm import MiniLmEmbedder
+from vault_agent.config import EmbeddingChoice, Settings
 from vault_agent.index.store.errors import StoreError
 from vault_agent.index.store.protocol import SearchFilter
 
@@ -202,25 +201,30 @@ def eval_command(
         Path | None, typer.Option(help="Dense vector cache (default: user cache dir).")
     ] = None,
     embedding: Annotated[
-        EmbeddingVariant | None,
-        typer.Option(help="Embedding variant (default: the index.embedding setting)."),
+        EmbeddingChoice,
+        typer.Option(
+            help="english (MiniLM), multilingual (USE) or auto: decided from the vault's notes "
+            "as `vault-agent index` decides (a BEIR set: english)."
+        ),
+    ] = "auto",
+    language: Annotated[
+        str | None,
+        typer.Option(help="Keyword-search language (ISO 639-1); default: the notes' own."),
     ] = None,
 ) -> None:
     """Measure retrieval: BEIR nDCG/recall/MRR, or note-level recall on a question file."""
     # Imported here: only this command needs the evaluation package.
     from vault_agent.evaluation.console import print_result, progress_bars
     from vault_agent.evaluation.report import write_json
-    from vault_agent.evaluation.run import eval_options, run_eval
+    from vault_agent.evaluation.run import eval_models, eval_options, run_eval
 
     try:
         # Checked before the progress bars start drawing.
         options = eval_options(path, vault, split, max_docs, mode, cache_dir)
-        index_settings = Settings().index
-        if embedding is not None:
-            index_settings = index_settings.model_copy(update={"embedding": embedding})
-        embedder = MiniLmEmbedder.from_settings(index_settings)
+        models = eval_models(options, embedding, language, Settings().index)
+        console.print(models.choice.describe())
         with progress_bars(errors) as on_progress:
-            result = run_eval(options, embedder=embedder, on_progress=on_progress)
+            result = run_eval(options, models.embedder, models.sparse, on_progress)
     except (ValueError, FileNotFoundError, StoreError) as error:
         errors.print(f"[red]error:[/red] {error}")
         raise typer.Exit(2) from error

@@ -33,6 +33,8 @@ def print_report(vault_index: VaultIndex, report: SyncReport) -> None:
         f"{report.deleted} removed, {report.skipped} skipped, {report.failed} failed "
         f"in {report.seconds:.1f} s."
     )
+    if vault_index.models is not None:
+        console.print(vault_index.models.describe())
     problems = [s for s in vault_index.indexer.file_status() if s.state != "indexed"]
     if problems:
         table = Table("file", "state", "reason", title="Files not indexed")

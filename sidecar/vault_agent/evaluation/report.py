@@ -12,7 +12,7 @@ from vault_agent.evaluation.beir_eval import BeirResult
 from vault_agent.evaluation.questions import QuestionsResult
 
 #: How each search mode is labelled for people ("sparse" is BM25 in this product).
-MODE_LABELS = {"dense": "dense (MiniLM)", "sparse": "BM25", "hybrid": "hybrid"}
+MODE_LABELS = {"dense": "dense", "sparse": "BM25", "hybrid": "hybrid"}
 
 
 def beir_table(result: BeirResult) -> Table:

@@ -16,7 +16,7 @@ from pathlib import Path
 import platformdirs
 from pydantic import BaseModel
 
-from vault_agent.config import APP_NAME
+from vault_agent.config import APP_NAME, EmbeddingChoice, IndexSettings
 from vault_agent.evaluation.beir import is_beir, load_beir
 from vault_agent.evaluation.beir_eval import BeirResult, evaluate_beir
 from vault_agent.evaluation.cache import CachedEmbedder
@@ -30,6 +30,7 @@ from vault_agent.evaluation.questions import (
     score_questions,
 )
 from vault_agent.index.embed.bm25 import Bm25Encoder
+from vault_agent.index.embed.choose import ModelChoice, TextModels, detect, models_for
 from vault_agent.index.embed.minilm import Embedder, MiniLmEmbedder
 
 #: Where dense vectors are cached between runs (see `cache.py`).
@@ -76,6 +77,25 @@ def eval_options(
     )
     check_input(options)
     return options
+
+
+def eval_models(
+    options: EvalOptions,
+    embedding: EmbeddingChoice = "auto",
+    language: str | None = None,
+    index: IndexSettings | None = None,
+) -> TextModels:
+    """The encoders to evaluate with: as asked, or chosen from the question file's vault as
+    indexing would choose them (a BEIR dataset, which has no vault, is read in English)."""
+    if embedding != "auto":
+        choice = ModelChoice(
+            family=embedding, language=language or "en", reason="Chosen on the command line."
+        )
+    elif options.vault is not None:
+        choice = detect(options.vault, language)
+    else:
+        choice = ModelChoice(family="english", language=language or "en", reason="BEIR set.")
+    return models_for(choice, index or IndexSettings())
 
 
 def run_eval(

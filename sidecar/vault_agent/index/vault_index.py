@@ -13,7 +13,8 @@ from vault_agent.index.documents.store import (
     Documents,
 )
 from vault_agent.index.embed.bm25 import Bm25Encoder
-from vault_agent.index.embed.minilm import Embedder, MiniLmEmbedder
+from vault_agent.index.embed.choose import ModelChoice, text_models
+from vault_agent.index.embed.minilm import Embedder
 from vault_agent.index.ingest import Ingest
 from vault_agent.index.search.searcher import Searcher
 from vault_agent.index.store.open import open_store
@@ -37,9 +38,16 @@ class VaultIndex:
         # Its files hold the notes' text: whatever an older version or a umask left readable
         # by others is tightened before anything opens them.
         tighten_tree(settings.vault_data_dir)
-        self.embedder = embedder or MiniLmEmbedder.from_settings(settings.index)
-        self.sparse = sparse or Bm25Encoder()
-        self.store = open_store(settings)
+        #: Which models read this vault and why (None when the caller gave its own encoders).
+        self.models: ModelChoice | None = None
+        if embedder is None or sparse is None:
+            chosen = text_models(settings)
+            embedder = embedder or chosen.embedder
+            sparse = sparse or chosen.sparse
+            self.models = chosen.choice
+        self.embedder = embedder
+        self.sparse = sparse
+        self.store = open_store(settings, embedder.dim)
         self.graph = LinkGraph()
         self.ingest = Ingest(self.store, self.embedder, self.sparse, settings.vault_id)
         self.indexer = Indexer(settings, self.ingest, self.graph)

@@ -19,7 +19,8 @@ from typing import Any
 
 from vault_agent.config import Settings
 from vault_agent.index.embed.bm25 import Bm25Encoder
-from vault_agent.index.embed.minilm import Embedder, MiniLmEmbedder
+from vault_agent.index.embed.choose import ModelChoice, text_models
+from vault_agent.index.embed.minilm import Embedder
 from vault_agent.index.store.errors import StoreError
 from vault_agent.index.sync.status import (
     IndexProgress,
@@ -57,6 +58,7 @@ class IndexHolder:
         self._owned = index is None  # a borrowed index (tests, benchmarks) is not closed here
         self._embedder = embedder or (index.embedder if index is not None else None)
         self._sparse = sparse or (index.sparse if index is not None else None)
+        self._choice: ModelChoice | None = index.models if index is not None else None
         self._lock = asyncio.Lock()
 
     @property
@@ -95,11 +97,15 @@ class IndexHolder:
             await asyncio.to_thread(index.close)
 
     def _open(self) -> VaultIndex:
-        if self._embedder is None:
-            self._embedder = MiniLmEmbedder.from_settings(self.settings.index)
-        if self._sparse is None:
-            self._sparse = Bm25Encoder()
-        return VaultIndex(self.settings, embedder=self._embedder, sparse=self._sparse)
+        if self._embedder is None or self._sparse is None:
+            # Chosen once (auto: from the vault's language) and kept across reopenings.
+            chosen = text_models(self.settings)
+            self._embedder = self._embedder or chosen.embedder
+            self._sparse = self._sparse or chosen.sparse
+            self._choice = chosen.choice
+        index = VaultIndex(self.settings, embedder=self._embedder, sparse=self._sparse)
+        index.models = self._choice
+        return index
 
 
 class BackgroundIndexer:

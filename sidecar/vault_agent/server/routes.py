@@ -162,6 +162,7 @@ async def index_status(request: web.Request) -> web.Response:
         counts=counts,
         last_sync=indexer.last_report,
         files=query.select(files),
+        models=index.models,
     )
     return json_response(answer)
 

@@ -12,6 +12,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
+from vault_agent.index.embed.choose import ModelChoice
 from vault_agent.index.search.hits import SearchHit
 from vault_agent.index.search.related import RelatedNote
 from vault_agent.index.search.searcher import SearchMode
@@ -124,6 +125,10 @@ class IndexResponse(BaseModel):
     counts: IndexCounts
     last_sync: SyncReport | None
     files: list[FileStatus]
+    models: ModelChoice | None = Field(
+        default=None,
+        description="Which embeddings and keyword-search language read the vault, and why.",
+    )
 
 
 class SyncRequest(BaseModel):

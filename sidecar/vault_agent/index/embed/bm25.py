@@ -10,8 +10,10 @@ docs/retrieval.md.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
+from vault_agent.index.embed.language import query_language
+from vault_agent.index.embed.names import names_in
 from vault_agent.index.embed.terms import Analyzer, term_id
 from vault_agent.index.store.protocol import SparseVector
 
@@ -23,11 +25,23 @@ VERSION = 2
 
 
 class Bm25Encoder:
-    """Encodes passages and queries as BM25 sparse vectors, for notes in `language`."""
+    """Encodes passages and queries as BM25 sparse vectors, for notes in `language` (and
+    the other `languages` a vault's notes are written in, which are not stemmed)."""
 
-    def __init__(self, language: str = "en") -> None:
+    def __init__(self, language: str = "en", languages: Collection[str] = ()) -> None:
         self.analyzer = Analyzer(language)
+        self.languages = frozenset(languages) | {language}
         self.name = f"bm25-{language}-v{VERSION}"
+
+    def foreign_language(self, query: str) -> str | None:
+        """The language of `query` when it is clearly one the notes are not written in (then
+        its words can't match theirs, only its names can: `embed_names`), else None."""
+        language = query_language(query, self.languages)
+        return language if language is not None and language not in self.languages else None
+
+    def embed_names(self, query: str, language: str) -> SparseVector:
+        """The names, identifiers and quoted phrases of `query`, written in `language`."""
+        return self.embed_query(" ".join(names_in(query, language)))
 
     def embed_documents(self, texts: Sequence[str]) -> list[SparseVector]:
         """BM25 term weights for each passage, in input order."""

@@ -5,7 +5,7 @@ vendored beside this module (see models/all-minilm-l6-v2/NOTICE.md). fastembed w
 folder holding both, so we assemble it once in the user cache dir from symlinks. Nothing is
 ever downloaded.
 
-Two variants (`index.embedding`): "dynamic-int8" (default) runs the matrix products in int8,
+Two variants (`index.english_model`): "dynamic-int8" (default) runs the matrix products in int8,
 from a model derived once from the packaged weights (see quantize.py); "packaged" runs the
 packaged model as shipped, which computes in fp32. Their vectors differ slightly, so each has
 its own `model_name`, stored with every chunk: switching re-embeds the vault once.
@@ -110,7 +110,7 @@ class MiniLmEmbedder:
     @classmethod
     def from_settings(cls, settings: IndexSettings) -> MiniLmEmbedder:
         """The embedder the `index` settings ask for."""
-        return cls(settings.embed_batch_size, settings.embed_threads, settings.embedding)
+        return cls(settings.embed_batch_size, settings.embed_threads, settings.english_model)
 
     def embed_documents(self, texts: Sequence[str]) -> list[Vector]:
         """Embed passages: one per run on the worker threads, or (packaged variant) in

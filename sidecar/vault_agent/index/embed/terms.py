@@ -10,7 +10,10 @@ a note. It keeps what a plain word splitter loses:
   "markdown", "post", "processor"), so both the name and its words match;
 - words lower-cased, stop words dropped and Snowball-stemmed in the vault's language;
 - Chinese, Japanese and Korean runs as overlapping character pairs (and a lone character as
-  itself): those scripts write no spaces, and pairs match words without a dictionary.
+  itself): those scripts write no spaces, and pairs match words without a dictionary (on the
+  translated help vaults pairs beat ICU's dictionary words for zh and ja);
+- Thai, Lao, Khmer and Myanmar runs (no spaces either, and no pairs: their letters combine
+  with marks) as the words ICU's dictionary break engine finds.
 
 Terms are hashed (murmur3) to sparse-vector indices, as fastembed's BM25 does.
 """
@@ -23,6 +26,8 @@ from collections.abc import Iterator
 from functools import cache
 
 import mmh3
+from icu4py.breakers import WordBreaker
+from icu4py.locale import Locale
 from py_rust_stemmers import SnowballStemmer  # type: ignore[import-untyped]
 from stop_words import get_stop_words
 
@@ -37,13 +42,17 @@ STEMMED_LANGUAGES = {
 MAX_TERM_CHARS = 40
 
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\u3131-\u318e"
+#: Thai, Lao, Myanmar, Khmer: letters and their combining marks.
+_UNSPACED = "\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff"
 _TOKEN = re.compile(
     rf"(?P<version>\bv?\d+(?:\.\d+){{1,3}}\b)"
     rf"|(?P<cjk>[{_CJK}]+)"
+    rf"|(?P<unspaced>[{_UNSPACED}]+)"
     # An identifier: word characters joined by . _ - / # or with an inner capital.
-    rf"|(?P<word>#?[^\W{_CJK}]+(?:[._/#-][^\W{_CJK}]+)*)",
+    rf"|(?P<word>#?[^\W{_CJK}{_UNSPACED}]+(?:[._/#-][^\W{_CJK}{_UNSPACED}]+)*)",
     re.UNICODE,
 )
+_ROOT = Locale("en")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _JOINERS = re.compile(r"[._/#-]+")
 
@@ -73,6 +82,9 @@ class Analyzer:
                     yield from (".".join(parts[:n]) for n in range(2, len(parts)))
             elif kind == "cjk":
                 yield from _pairs(token)
+            elif kind == "unspaced":
+                # ICU picks its dictionary by script, so the locale does not matter here.
+                yield from (w for w in WordBreaker(token, _ROOT) if w not in self._stop_words)
             else:
                 yield from self._word_terms(token)
 

@@ -17,26 +17,16 @@ are reported as precision and recall in docs/retrieval.md.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection
 from dataclasses import dataclass
 
-from vault_agent.index.embed.terms import Analyzer
+from vault_agent.index.embed.names import names_in
+from vault_agent.index.embed.terms import Analyzer, term_id
 
 #: Below this top-chunk cosine, retrieval reports low confidence.
 LOW_CONFIDENCE_COSINE = 0.40
 #: With a name of the query missing from the vault, below this.
 NAMED_COSINE = 0.70
-
-# A name or identifier as written: a capital after the first letter of the query (camelCase,
-# "iOS"), all capitals (LSP, BOTW), dots/underscores between letters (app.vault.getFiles),
-# or a capitalised word past the first word of a sentence (Todoist, Tokyo).
-_IDENTIFIER = re.compile(r"\b\w+(?:[._]\w+)+\b|\b[a-z]+[A-Z]\w*\b|\b[A-Z]{2,}[a-z]*s?\b")
-_CAPITALISED = re.compile(r"\b[A-Z][a-z]+\w*\b")
-#: A capitalised word right after these (or first) starts a sentence: no sign of a name.
-_SENTENCE_START = ".!?:\"'(«“"
-#: Languages that capitalise every noun: a capital says nothing of a name there.
-_NOUNS_CAPITALISED = {"de", "lb"}
 
 
 @dataclass(frozen=True)
@@ -54,22 +44,19 @@ class Confidence:
         return bool(self.missing_names) and self.top_cosine < NAMED_COSINE
 
 
-def missing_names(query: str, absent: Collection[str], analyzer: Analyzer) -> tuple[str, ...]:
-    """The names and identifiers written in `query` whose terms no chunk of the vault holds
-    (`absent`: the query's terms the store found nowhere)."""
+def missing_names(
+    query: str, absent: Collection[int], analyzer: Analyzer, language: str | None = None
+) -> tuple[str, ...]:
+    """The names and identifiers written in `query` (in `language`, default the notes') whose
+    terms no chunk of the vault holds (`absent`: the ids of the query's terms the store found
+    nowhere)."""
     if not absent:
         return ()
-    names = [match.group() for match in _IDENTIFIER.finditer(query)]
-    if analyzer.language not in _NOUNS_CAPITALISED:
-        for match in _CAPITALISED.finditer(query):
-            before = query[: match.start()].rstrip()
-            if before and before[-1] not in _SENTENCE_START:
-                names.append(match.group())
     missing = []
-    for name in dict.fromkeys(names):
+    for name in names_in(query, language or analyzer.language):
         terms = analyzer.terms(name, query=True)
         # The whole identifier (its first term) or a one-word name missing: the vault never
         # writes it. Parts of an identifier may exist elsewhere ("vault", "watch").
-        if terms and terms[0] in absent:
+        if terms and term_id(terms[0]) in absent:
             missing.append(name)
     return tuple(missing)

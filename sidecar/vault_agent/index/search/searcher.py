@@ -17,7 +17,6 @@ from typing import Any, Literal
 
 from vault_agent.index.embed.bm25 import Bm25Encoder
 from vault_agent.index.embed.minilm import Embedder
-from vault_agent.index.embed.terms import term_id
 from vault_agent.index.search.confidence import Confidence, missing_names
 from vault_agent.index.search.fusion import FusionMethod, fuse
 from vault_agent.index.search.hints import QueryHints, query_hints
@@ -132,7 +131,9 @@ class Searcher:
             passages.append(Passage(hit_of(hit, query), hit.payload))
             if len(passages) == limit:
                 break
-        missing = missing_names(query, ranked.absent_terms, self.sparse.analyzer)
+        missing = missing_names(
+            query, ranked.absent_terms, self.sparse.analyzer, ranked.foreign_language
+        )
         return Retrieval(passages, Confidence(ranked.top_cosine, missing))
 
     def _ranked(
@@ -149,29 +150,31 @@ class Searcher:
             (hits,) = self.store.search([VectorQuery(sparse, fetch)], search_filter)
             return _Ranked(hits, 0.0)
         options = self.options
-        queries = [
-            VectorQuery(self.embedder.embed_query(query).tolist(), max(options.candidates, fetch)),
-            VectorQuery(sparse, max(options.candidates, fetch)),
-            *probes(sparse),
-        ]
-        lists = self.store.search(queries, search_filter)
-        fused = fuse(lists[:2], options.fusion)
+        candidates = max(options.candidates, fetch)
+        dense = VectorQuery(self.embedder.embed_query(query).tolist(), candidates)
+        # A question in another language than the notes (English over a German vault) shares
+        # no words with them, only names: BM25 would rank noise, which fusion weighs like the
+        # dense list that carries the meaning across languages. Only its names are probed.
+        foreign = self.sparse.foreign_language(query)
+        if foreign is not None:
+            sparse = self.sparse.embed_names(query, foreign)
+        keyword = [] if foreign is not None else [VectorQuery(sparse, candidates)]
+        lists = self.store.search([dense, *keyword, *probes(sparse)], search_filter)
+        ranked, probed = lists[: 1 + len(keyword)], lists[1 + len(keyword) :]
+        fused = fuse(ranked, options.fusion)
         if options.rare_terms:
-            rare = rare_term_matches(lists[2:], rare_limit(self.store.count()))
+            rare = rare_term_matches(probed, rare_limit(self.store.count()))
             if rare:
                 fused = _with_bonus(fused, rare)
         top_cosine = lists[0][0].score if lists[0] else 0.0
-        return _Ranked(fused[:fetch], top_cosine, self._absent(query, sparse, lists[2:]))
+        absent = self._absent(sparse, probed)
+        return _Ranked(fused[:fetch], top_cosine, absent, foreign)
 
-    def _absent(
-        self, query: str, sparse: SparseVector, probed: list[list[StoredHit]]
-    ) -> frozenset[str]:
-        """The query's terms that no chunk (under the filter) holds, from the probes."""
-        absent_ids = {term for term, hits in zip(sparse.indices, probed, strict=False) if not hits}
-        if not absent_ids:
-            return frozenset()
-        terms = self.sparse.analyzer.terms(query, query=True)
-        return frozenset(term for term in terms if term_id(term) in absent_ids)
+    def _absent(self, sparse: SparseVector, probed: list[list[StoredHit]]) -> frozenset[int]:
+        """The ids of the query's terms that no chunk (under the filter) holds."""
+        return frozenset(
+            term for term, hits in zip(sparse.indices, probed, strict=False) if not hits
+        )
 
 
 @dataclass(frozen=True)
@@ -194,7 +197,10 @@ class Retrieval:
 class _Ranked:
     hits: list[StoredHit]
     top_cosine: float
-    absent_terms: frozenset[str] = frozenset()
+    absent_terms: frozenset[int] = frozenset()
+    """The ids of query terms no chunk holds."""
+    foreign_language: str | None = None
+    """The query's language, when the notes are in others."""
 
 
 def _with_bonus(fused: list[StoredHit], rare: RareTermMatches) -> list[StoredHit]:

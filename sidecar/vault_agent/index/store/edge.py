@@ -38,11 +38,10 @@ from qdrant_edge import (
 from qdrant_edge import SparseVector as EdgeSparseVector
 
 from vault_agent.index.store.conditions import AnyOf, Condition, IntEquals, NoneOf
-from vault_agent.index.store.errors import StoreError, StoreLockedError
+from vault_agent.index.store.errors import StoreError, StoreLayoutError, StoreLockedError
 from vault_agent.index.store.protocol import (
     DATETIME_FIELDS,
     DENSE_DIM,
-    DENSE_VECTOR,
     INTEGER_FIELDS,
     KEYWORD_FIELDS,
     SPARSE_VECTOR,
@@ -51,6 +50,7 @@ from vault_agent.index.store.protocol import (
     SparseVector,
     StoredHit,
     VectorQuery,
+    dense_vector_name,
 )
 from vault_agent.index.store.qdrant import QdrantStore
 from vault_agent.private_files import private_dir, tighten_tree
@@ -67,9 +67,10 @@ class EdgeStore(QdrantStore[Filter]):
 
     upsert_batch = UPSERT_BATCH
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, dim: int = DENSE_DIM) -> None:
         self.path = path
-        self._shard: EdgeShard | None = _open_shard(path)
+        self.dense = dense_vector_name(dim)
+        self._shard: EdgeShard | None = _open_shard(path, dim)
 
     # -- lifecycle --------------------------------------------------------------------------
 
@@ -90,7 +91,8 @@ class EdgeStore(QdrantStore[Filter]):
 
     def _upsert(self, chunks: Sequence[EmbeddedChunk]) -> None:
         # The WAL makes the points durable without a flush.
-        self._live().update(UpdateOperation.upsert_points([_point(c) for c in chunks]))
+        points = [_point(c, self.dense) for c in chunks]
+        self._live().update(UpdateOperation.upsert_points(points))
 
     def _delete(self, flt: Filter) -> None:
         self._live().update(UpdateOperation.delete_points_by_filter(flt))
@@ -100,7 +102,9 @@ class EdgeStore(QdrantStore[Filter]):
 
     def _search(self, queries: Sequence[VectorQuery], flt: Filter | None) -> list[list[StoredHit]]:
         requests = [
-            QueryRequest(limit=query.limit, query=_nearest(query), filter=flt, with_payload=True)
+            QueryRequest(
+                limit=query.limit, query=_nearest(query, self.dense), filter=flt, with_payload=True
+            )
             for query in queries
         ]
         found = self._live().query_batch(QueryBatchRequest(requests))
@@ -137,10 +141,10 @@ class EdgeStore(QdrantStore[Filter]):
                 limit=limit,
                 filter=flt,
                 with_payload=PayloadSelector.Include(keys),
-                with_vector=[DENSE_VECTOR],
+                with_vector=[self.dense],
             )
         )
-        page = [(record.payload or {}, _dense_of(record.vector)) for record in records]
+        page = [(record.payload or {}, _dense_of(record.vector, self.dense)) for record in records]
         return [(payload, vector) for payload, vector in page if vector is not None], next_offset
 
     def _count(self, flt: Filter | None) -> int:
@@ -164,10 +168,10 @@ class EdgeStore(QdrantStore[Filter]):
         return self._shard
 
 
-def _open_shard(path: Path) -> EdgeShard:
+def _open_shard(path: Path, dim: int) -> EdgeShard:
     """Load the shard at `path`, creating it (and its payload indexes) when the folder is new."""
     config = EdgeConfig(
-        vectors={DENSE_VECTOR: EdgeVectorParams(size=DENSE_DIM, distance=Distance.Cosine)},
+        vectors={dense_vector_name(dim): EdgeVectorParams(size=dim, distance=Distance.Cosine)},
         sparse_vectors={SPARSE_VECTOR: EdgeSparseVectorParams(modifier=Modifier.Idf)},
     )
     try:
@@ -197,7 +201,7 @@ def _open_error(path: Path, exc: Exception) -> StoreError:
             "`vault-agent serve`?). Stop it, or send the request through the running sidecar."
         )
     if "incompatible" in message.lower():
-        return StoreError(
+        return StoreLayoutError(
             f"the index at {path} was built with a different vector layout ({message}). "
             "Delete that folder to rebuild the index."
         )
@@ -217,9 +221,9 @@ def _ensure_payload_indexes(shard: EdgeShard) -> None:
             shard.update(UpdateOperation.create_field_index(key, schema))
 
 
-def _point(chunk: EmbeddedChunk) -> Point:
+def _point(chunk: EmbeddedChunk, dense: str) -> Point:
     vectors: dict[str, NamedVector] = {
-        DENSE_VECTOR: chunk.dense,
+        dense: chunk.dense,
         SPARSE_VECTOR: _sparse(chunk.sparse),
     }
     return Point(id=chunk.id, vector=vectors, payload=chunk.payload.model_dump())
@@ -229,14 +233,14 @@ def _sparse(vector: SparseVector) -> EdgeSparseVector:
     return EdgeSparseVector(indices=vector.indices, values=vector.values)
 
 
-def _dense_of(vectors: object) -> list[float] | None:
+def _dense_of(vectors: object, dense: str) -> list[float] | None:
     """The dense vector of a scrolled record's named vectors (None when it has none)."""
-    if isinstance(vectors, dict) and isinstance(vectors.get(DENSE_VECTOR), list):
-        return cast(list[float], vectors[DENSE_VECTOR])
+    if isinstance(vectors, dict) and isinstance(vectors.get(dense), list):
+        return cast(list[float], vectors[dense])
     return None
 
 
-def _nearest(query: VectorQuery) -> Query:
+def _nearest(query: VectorQuery, dense: str) -> Query:
     if isinstance(query.vector, SparseVector):
         return Query.Nearest(_sparse(query.vector), using=SPARSE_VECTOR)
-    return Query.Nearest(list(query.vector), using=DENSE_VECTOR)
+    return Query.Nearest(list(query.vector), using=dense)

@@ -17,3 +17,7 @@ class StoreLockedError(StoreError):
 
 class StoreUnavailableError(StoreError):
     """The Qdrant server cannot be reached or refused the connection (timeout, DNS, TLS, auth)."""
+
+
+class StoreLayoutError(StoreError):
+    """The index was built for another embedding model (another dense vector size or name)."""

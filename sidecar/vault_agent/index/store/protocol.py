@@ -16,6 +16,7 @@ from typing import Any, Protocol
 from pydantic import BaseModel, Field
 
 DENSE_VECTOR = "fast-all-minilm-l6-v2"
+"""The dense vector's name for MiniLM's 384 dimensions; other sizes are named by their size."""
 SPARSE_VECTOR = "bm25"
 DENSE_DIM = 384
 #: The vault's own source: its points are written by the indexer only (never the document API).
@@ -25,6 +26,11 @@ VAULT_SOURCE = "vault"
 KEYWORD_FIELDS = ("file", "tags", "type", "folders", "source", "content_hash")
 INTEGER_FIELDS = ("chunk_index",)
 DATETIME_FIELDS = ("date",)
+
+
+def dense_vector_name(dim: int) -> str:
+    """The name of a collection's dense vector of `dim` dimensions (one embedding model's)."""
+    return DENSE_VECTOR if dim == DENSE_DIM else f"dense-{dim}"
 
 
 class DocumentInfo(BaseModel):

@@ -10,6 +10,7 @@ Network and server failures surface as `StoreUnavailableError` naming the URL.
 
 from __future__ import annotations
 
+import logging
 import math
 import ssl
 import warnings
@@ -37,8 +38,11 @@ from vault_agent.index.store.protocol import (
     SparseVector,
     StoredHit,
     VectorQuery,
+    dense_vector_name,
 )
 from vault_agent.index.store.qdrant import QdrantStore
+
+log = logging.getLogger(__name__)
 
 #: Points per upsert request: 256 points of 384 floats plus bodies stay well under the
 #: server's 32 MB request limit.
@@ -59,12 +63,22 @@ class ServerStore(QdrantStore[m.Filter]):
 
     upsert_batch = UPSERT_BATCH
 
-    def __init__(self, client: QdrantClient, collection: str, *, url: str | None = None) -> None:
+    def __init__(
+        self,
+        client: QdrantClient,
+        collection: str,
+        *,
+        url: str | None = None,
+        dim: int = DENSE_DIM,
+        replace_other_model: bool = False,
+    ) -> None:
         self.client = client
         self.collection = collection
         self.url = url or "the in-process Qdrant"
+        self.dim = dim
+        self.dense = dense_vector_name(dim)
         self._closed = False
-        self._ensure_collection()
+        self._ensure_collection(replace_other_model)
 
     @classmethod
     def connect(
@@ -75,6 +89,8 @@ class ServerStore(QdrantStore[m.Filter]):
         timeout_s: float = 10.0,
         *,
         ca_cert: Path | None = None,
+        dim: int = DENSE_DIM,
+        replace_other_model: bool = False,
     ) -> ServerStore:
         """Connect to the server at `url` (e.g. "https://xyz.cloud.qdrant.io:6333") and open
         or create `collection`. Without a port in the URL the client uses Qdrant's 6333.
@@ -117,7 +133,9 @@ class ServerStore(QdrantStore[m.Filter]):
         except ValueError as exc:  # bad scheme, url plus host, ...
             raise StoreError(f"invalid Qdrant URL {url!r}: {exc}") from exc
         try:
-            return cls(client, collection, url=url)
+            return cls(
+                client, collection, url=url, dim=dim, replace_other_model=replace_other_model
+            )
         except BaseException:
             client.close()
             raise
@@ -139,7 +157,7 @@ class ServerStore(QdrantStore[m.Filter]):
     # -- the engine's primitives (see QdrantStore) ------------------------------------------
 
     def _upsert(self, chunks: Sequence[EmbeddedChunk]) -> None:
-        points = [_point(c) for c in chunks]
+        points = [_point(c, self.dense) for c in chunks]
         with self._requests():  # wait: the points are applied before this returns
             self.client.upsert(self.collection, points=points, wait=True)
 
@@ -157,7 +175,7 @@ class ServerStore(QdrantStore[m.Filter]):
         requests = [
             m.QueryRequest(
                 query=_vector(query),
-                using=SPARSE_VECTOR if query.is_sparse else DENSE_VECTOR,
+                using=SPARSE_VECTOR if query.is_sparse else self.dense,
                 filter=flt,
                 limit=query.limit,
                 with_payload=True,
@@ -201,9 +219,9 @@ class ServerStore(QdrantStore[m.Filter]):
                 limit=limit,
                 offset=offset,
                 with_payload=m.PayloadSelectorInclude(include=keys),
-                with_vectors=[DENSE_VECTOR],
+                with_vectors=[self.dense],
             )
-        page = [(record.payload or {}, _dense_of(record.vector)) for record in records]
+        page = [(record.payload or {}, _dense_of(record.vector, self.dense)) for record in records]
         return [(payload, vector) for payload, vector in page if vector is not None], next_offset
 
     def _count(self, flt: m.Filter | None) -> int:
@@ -244,15 +262,25 @@ class ServerStore(QdrantStore[m.Filter]):
                 f"Qdrant at {self.url} is unreachable: {_reason(exc)}"
             ) from exc
 
-    def _ensure_collection(self) -> None:
-        """Create the collection and its payload indexes, or check an existing one's vectors."""
+    def _ensure_collection(self, replace_other_model: bool) -> None:
+        """Create the collection and its payload indexes, or check an existing one's vectors.
+        With `replace_other_model`, a collection of ours made for another embedding model is
+        deleted and made again (its vectors must all be redone anyway)."""
         with self._requests():
+            if replace_other_model and self.client.collection_exists(self.collection):
+                info = self.client.get_collection(self.collection)
+                if _ours_for_another_model(info, self.dense, self.dim):
+                    log.warning(
+                        "the collection %s holds another embedding model's vectors: rebuilt",
+                        self.collection,
+                    )
+                    self.client.delete_collection(self.collection)
             if not self.client.collection_exists(self.collection):
                 try:
                     self.client.create_collection(
                         self.collection,
                         vectors_config={
-                            DENSE_VECTOR: m.VectorParams(size=DENSE_DIM, distance=m.Distance.COSINE)
+                            self.dense: m.VectorParams(size=self.dim, distance=m.Distance.COSINE)
                         },
                         sparse_vectors_config={
                             SPARSE_VECTOR: m.SparseVectorParams(modifier=m.Modifier.IDF)
@@ -275,18 +303,19 @@ class ServerStore(QdrantStore[m.Filter]):
     def _check_vectors(self, info: m.CollectionInfo) -> None:
         """Refuse a collection whose vectors were made for another embedding model."""
         vectors = info.config.params.vectors
-        dense = vectors.get(DENSE_VECTOR) if isinstance(vectors, dict) else None
+        dense = vectors.get(self.dense) if isinstance(vectors, dict) else None
         sparse = (info.config.params.sparse_vectors or {}).get(SPARSE_VECTOR)
         if (
             dense is None
-            or dense.size != DENSE_DIM
+            or dense.size != self.dim
             or dense.distance != m.Distance.COSINE
             or sparse is None
         ):
             raise StoreError(
                 f"the collection {self.collection!r} at {self.url} was not made by vault-agent "
-                f"(it needs a {DENSE_DIM}-d cosine vector {DENSE_VECTOR!r} and a sparse vector "
-                f"{SPARSE_VECTOR!r}). Set store.collection to another name, or delete it."
+                f"for this embedding model (it needs a {self.dim}-d cosine vector "
+                f"{self.dense!r} and a sparse vector {SPARSE_VECTOR!r}). Set store.collection "
+                "to another name, or delete it."
             )
 
 
@@ -360,11 +389,23 @@ def _ca_context(ca_cert: Path) -> ssl.SSLContext:
         raise StoreError(f"cannot use store.ca_cert {path}: {exc}") from exc
 
 
-def _point(chunk: EmbeddedChunk) -> m.PointStruct:
+def _ours_for_another_model(info: m.CollectionInfo, dense: str, dim: int) -> bool:
+    """True for a collection vault-agent made (a BM25 vector and one dense vector of ours)
+    whose dense vector is another model's: never a collection someone else made."""
+    vectors = info.config.params.vectors
+    sparse = (info.config.params.sparse_vectors or {}).get(SPARSE_VECTOR)
+    if sparse is None or not isinstance(vectors, dict) or len(vectors) != 1:
+        return False
+    ((name, params),) = vectors.items()
+    ours = name == DENSE_VECTOR or name.startswith("dense-")
+    return ours and (name != dense or params.size != dim)
+
+
+def _point(chunk: EmbeddedChunk, dense: str) -> m.PointStruct:
     return m.PointStruct(
         id=chunk.id,
         vector={
-            DENSE_VECTOR: chunk.dense,
+            dense: chunk.dense,
             SPARSE_VECTOR: m.SparseVector(indices=chunk.sparse.indices, values=chunk.sparse.values),
         },
         payload=chunk.payload.model_dump(),
@@ -377,8 +418,8 @@ def _vector(query: VectorQuery) -> list[float] | m.SparseVector:
     return list(query.vector)
 
 
-def _dense_of(vectors: object) -> list[float] | None:
+def _dense_of(vectors: object, dense: str) -> list[float] | None:
     """The dense vector of a scrolled record's named vectors (None when it has none)."""
-    if isinstance(vectors, dict) and isinstance(vectors.get(DENSE_VECTOR), list):
-        return cast(list[float], vectors[DENSE_VECTOR])
+    if isinstance(vectors, dict) and isinstance(vectors.get(dense), list):
+        return cast(list[float], vectors[dense])
     return None

