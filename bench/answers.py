@@ -65,6 +65,7 @@ class Scored:
     bad_headings: list[str]
     seconds: float
     answer: str = ""
+    question: str = ""
 
 
 @dataclass
@@ -112,7 +113,7 @@ def main() -> None:
         if args.show:
             for row in totals.rows:
                 if not row.answered:
-                    print(f"\n--- missed ({row.kind}):\n{row.answer}")
+                    print(f"\n--- missed ({row.kind}): {row.question}\n{row.answer}")
 
 
 async def score_file(path: Path) -> Totals:
@@ -151,7 +152,8 @@ async def score(index: VaultIndex, question: dict[str, Any]) -> Scored:
         answered = text.startswith((NOT_COVERED, NOTHING))
     else:
         answered = _evidence_first(text, question["evidence"])
-    return Scored(question["kind"], answered, _bad_headings(index, text), seconds, text)
+    bad = _bad_headings(index, text)
+    return Scored(question["kind"], answered, bad, seconds, text, question["q"])
 
 
 async def latency(path: Path, vault: Path, rounds: int = 3) -> list[float]:

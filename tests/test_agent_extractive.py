@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 import socket
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -21,8 +22,10 @@ from vault_agent.agent.extractive.units import split_units
 from vault_agent.agent.prompts import ActiveNote
 from vault_agent.agent.request import AgentRequest, HistoryTurn
 from vault_agent.cli.main import app
-from vault_agent.config import LlmSettings
+from vault_agent.config import LlmSettings, Settings
+from vault_agent.index.embed.bm25 import Bm25Encoder
 from vault_agent.index.embed.choose import TextModels
+from vault_agent.index.embed.minilm import MiniLmEmbedder
 from vault_agent.index.vault_index import VaultIndex
 from vault_agent.llm.ollama import OllamaModel
 from vault_agent.llm.registry import select_model
@@ -140,6 +143,66 @@ def test_units_are_sentences_items_and_rows_under_their_headings() -> None:
         ("第一句。", "Log > Details > Deeper"),
         ("第二句！", "Log > Details > Deeper"),
     ]
+
+
+def test_a_list_of_links_is_navigation_not_an_answer() -> None:
+    units = split_units("- [[Writing is telepathy]]\n- [[A]], [[B]]\n- See [[C]] first.\n", "")
+    assert [(u.text, u.navigation) for u in units] == [
+        ("Writing is telepathy", True),
+        ("A, B", True),
+        ("See C first.", False),
+    ]
+
+
+#: A changelog: one note per release, alike in words, told apart by their versions only.
+CHANGELOG = {
+    "v1.2.0.md": "## Export\n- Export to PDF now keeps the page margins you set.\n",
+    "v1.3.0.md": "## Export\n- Export to PDF now embeds the fonts of the note.\n",
+    "v1.10.0.md": "## Export\n- Export to PDF now adds a table of contents.\n",
+    "v1.9.0.md": "## Sync\n- Sync now retries when the connection drops.\n",
+    "Guides/Export.md": "# Export\n\nExport to PDF from the File menu: pick the pages, the "
+    "paper size and the margins.\n",
+    "Daily/2026-01-05.md": "Tidied the garden shed and oiled the hinges.\n",
+    "Plans.md": "# Plans\n\nThe Pro plan adds sync and publishing to the app. "
+    "Pro is billed to the account owner, who can cancel it from the account page.\n",
+}
+
+
+@pytest.fixture(scope="module")
+def changelog(
+    tmp_path_factory: pytest.TempPathFactory, embedder: MiniLmEmbedder, sparse: Bm25Encoder
+) -> Iterator[VaultIndex]:
+    root = tmp_path_factory.mktemp("changelog")
+    for name, text in CHANGELOG.items():
+        (root / "vault" / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / "vault" / name).write_text(text, encoding="utf-8")
+    settings = Settings(vault=root / "vault", data_dir=root / "data")
+    with VaultIndex(settings, embedder=embedder, sparse=sparse) as index:
+        index.indexer.sync()
+        yield index
+
+
+async def test_a_question_naming_a_version_is_answered_from_that_version(
+    changelog: VaultIndex,
+) -> None:
+    question = "What changed in export to PDF in 1.3.0?"
+    done = done_of(await ask(changelog, ExtractiveAnswerer(), question))
+    assert done.answer.splitlines()[0].endswith("[[v1.3.0#Export]]")
+
+
+async def test_the_latest_release_comes_first_in_version_order(changelog: VaultIndex) -> None:
+    question = "What did the most recent release change about export to PDF?"
+    done = done_of(await ask(changelog, ExtractiveAnswerer(), question))
+    # 1.10.0 is newer than 1.3.0 (numbers, not strings), and the Sync release is off-topic.
+    assert done.answer.splitlines()[0].endswith("[[v1.10.0#Export]]")
+
+
+async def test_an_amount_the_notes_never_state_is_not_covered(changelog: VaultIndex) -> None:
+    done = done_of(await ask(changelog, ExtractiveAnswerer(), "How much does the Pro plan cost?"))
+    assert done.answer.startswith(NOT_COVERED), done.answer
+    # Asked what it is, the same note answers.
+    done = done_of(await ask(changelog, ExtractiveAnswerer(), "What does the Pro plan add?"))
+    assert done.answer.splitlines()[0].startswith("The Pro plan adds sync")
 
 
 async def test_auto_profile_without_key_or_ollama_answers_extractively(

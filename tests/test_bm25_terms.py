@@ -58,6 +58,12 @@ def test_cjk_text_becomes_character_pairs() -> None:
     assert {"日记", "文件"} <= note & set(chinese.terms("日记的文件夹", query=True))
 
 
+def test_symbols_and_emoji_are_terms(english: Analyzer) -> None:
+    terms = english.terms("- [ ] Call the bank 📅 2025-06-19 🔺 ⏩")
+    assert {"📅", "🔺", "⏩"} <= set(terms)
+    assert english.terms("what does 🔺 mean", query=True) == ["🔺"]
+
+
 def test_thai_and_lao_runs_become_dictionary_words() -> None:
     thai = Analyzer("th")
     # Written without spaces: ICU's dictionary finds the words a query shares with the note.

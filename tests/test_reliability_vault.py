@@ -32,8 +32,8 @@ from vault_agent.index.sync.status import (
     SyncReport,
 )
 from vault_agent.index.vault_index import VaultIndex
-from vault_agent.vault.chunker import chunk_note
-from vault_agent.vault.notes import MAX_ALIASES, MAX_TAGS, parse_note
+from vault_agent.vault.chunker import Chunk, chunk_note
+from vault_agent.vault.notes import MAX_ALIASES, MAX_TAGS, Note, parse_note
 
 BULK = 5_000
 CANARY = "CANARY-0b5e1f: outside the vault, never indexed"
@@ -417,10 +417,16 @@ PATHOLOGICAL = {
 @pytest.mark.parametrize("case", PATHOLOGICAL, ids=str)
 def test_a_pathological_note_parses_in_linear_time(case: str) -> None:
     text = PATHOLOGICAL[case]
-    started = time.perf_counter()
-    note = parse_note(f"{case}.md", text.encode())
-    chunks = chunk_note(note)
-    elapsed = time.perf_counter() - started
+
+    def parse() -> tuple[float, Note, list[Chunk]]:
+        started = time.perf_counter()
+        note = parse_note(f"{case}.md", text.encode())
+        chunks = chunk_note(note)
+        return time.perf_counter() - started, note, chunks
+
+    elapsed, note, chunks = parse()
+    if elapsed >= 4.0:  # a busy machine slows one run; quadratic work is slow every time
+        elapsed = min(elapsed, parse()[0])
     assert elapsed < 4.0, f"{case}: {elapsed:.1f} s"
     # What every chunk's payload repeats stays small, whatever the note holds.
     assert sum(map(len, note.tags)) + sum(map(len, note.aliases)) <= 2 * len(text) + 1_000

@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import zip_longest
+from typing import Any
 
 import numpy as np
 
@@ -23,6 +25,7 @@ from vault_agent.agent.extractive.plan import SearchPlan
 from vault_agent.agent.extractive.units import Unit, split_units
 from vault_agent.agent.reader import ToolsContext
 from vault_agent.agent.tools import EARLIEST_DAY
+from vault_agent.index.embed.names import names_in
 from vault_agent.index.embed.terms import Analyzer
 from vault_agent.index.search.hits import (
     SearchHit,
@@ -41,6 +44,15 @@ ACTIVE_BONUS = 0.05
 SHOWN_SHARE = 0.8
 #: The best quote must reach this (cosine, about) to answer at all.
 ANSWER_FLOOR = 0.45
+#: The weight of shared terms (per term, over the square root of the question's terms).
+LEXICAL_WEIGHT = 0.05
+#: Taken from a quote whose note, heading and text hold none of the question's names.
+NAME_MISSING = 0.1
+#: Added to a quote holding a number, when the question asks for an amount.
+QUANTITY_BONUS = 0.05
+#: An answer says something: a quote of fewer words (or CJK characters) only supports.
+ANSWER_WORDS = 4
+ANSWER_WIDE_CHARS = 8
 #: Units scored with the embedder: the best by shared terms and passage rank.
 SCORED_UNITS = 24
 #: Units quoted first, as the answer.
@@ -67,6 +79,9 @@ NOTHING = (
     "notes you expect are indexed."
 )
 _ISO_DATE = re.compile(r"\b(\d{4}-\d{2}-\d{2})\b")
+_NUMBER = re.compile(r"\d")
+_EXACT = re.compile(r"\d|\w[._]\w")
+_VERSION = re.compile(r"\bv?(\d+(?:\.\d+)+)\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -77,6 +92,8 @@ class Quote:
     ref: NoteRef
     date: str | None
     score: float
+    version: tuple[int, ...] | None = None
+    """The version its note is named by (release notes: "v1.13.5"), to order them."""
 
     @property
     def link(self) -> str:
@@ -96,8 +113,13 @@ class Answer:
 def answer(plan: SearchPlan, context: ToolsContext) -> Answer:
     """The extractive answer to `plan`'s question (blocking: call it in a worker thread)."""
     searcher = context.searcher
-    found = searcher.retrieve(plan.query, limit=PASSAGES, one_per_note=False, near=plan.near)
-    passages = list(found.passages)
+    searches = [
+        searcher.retrieve(query, limit=PASSAGES, one_per_note=False, near=plan.near)
+        for query in plan.queries
+    ]
+    found = searches[0]
+    # Each search's best passages first, in turns, so no search's tail crowds out another.
+    passages = [p for rank in zip_longest(*(s.passages for s in searches)) for p in rank if p]
     if plan.active_file:  # the open note's own passages, whatever the vault at large has
         only = SearchFilter(files=[plan.active_file])
         passages += searcher.retrieve(plan.query, only, FOCUSED, one_per_note=False).passages
@@ -108,11 +130,14 @@ def answer(plan: SearchPlan, context: ToolsContext) -> Answer:
     if not passages:
         return Answer(NOTHING, [], plan.query, 0)
     closest = _closest_notes([passage.hit for passage in found.passages or passages])
-    if found.confidence.low and not plan.pointed:
+    if all(search.confidence.low for search in searches) and not plan.pointed:
         return Answer(_absent(closest), closest, plan.query, len(passages))
     quotes = _scored(plan, passages, context)
     kept = _relevant(quotes)
     if not kept or (kept[0].score < ANSWER_FLOOR and not plan.pointed):
+        return Answer(_absent(closest), closest, plan.query, len(passages))
+    if plan.quantity and not plan.pointed and not any(_NUMBER.search(q.unit.text) for q in kept):
+        # Asked for an amount, and no passage that bears on it holds a number.
         return Answer(_absent(closest), closest, plan.query, len(passages))
     first = _answer_first(quotes, kept, plan)
     kept += [quote for quote in first if quote not in kept]
@@ -123,40 +148,55 @@ def answer(plan: SearchPlan, context: ToolsContext) -> Answer:
 def _scored(plan: SearchPlan, passages: list[Passage], context: ToolsContext) -> list[Quote]:
     """Every unit of the passages, the promising ones scored by meaning too."""
     analyzer: Analyzer = context.searcher.sparse.analyzer
-    wanted = set(analyzer.terms(plan.query, query=True))
+    wanted = set(analyzer.terms(" ".join(plan.queries), query=True))
     shown = set(analyzer.terms(plan.selection)) if plan.selection else set()
-    candidates: list[tuple[float, Unit, Passage]] = []
+    asked_names = names_in(plan.question, analyzer.language)
+    names = [set(analyzer.terms(name, query=True)) for name in asked_names]
+    names = [name for name in names if name]
+    # Versions and identifiers ("1.13.0", `app.vault`) name exactly one thing.
+    exact = [terms for name, terms in zip(asked_names, names, strict=False) if _EXACT.search(name)]
+    candidates: list[tuple[float, Unit, Passage, float, bool]] = []
     for rank, passage in enumerate(passages):
         chunk = passage.chunk
         for unit in split_units(chunk.body, chunk.heading):
+            if unit.navigation:
+                continue
             terms = set(analyzer.terms(unit.text))
-            if shown and terms and len(terms & shown) >= SHOWN_SHARE * len(terms):
-                continue  # the selected text itself: the user has it already
+            if shown and terms and len(terms & shown) >= SHOWN_SHARE * min(len(terms), len(shown)):
+                continue  # the selected text itself (or holding it): the user has it already
             context_terms = terms | set(analyzer.terms(f"{chunk.title} {unit.heading}"))
             shared = len(wanted & context_terms) / math.sqrt(len(wanted) or 1)
-            candidates.append((shared + 0.3 / (1 + rank), unit, passage))
+            # The names the question asks about (a version, an identifier) must be where the
+            # quote is: a sentence about v1.7 does not answer a question about v1.13.0.
+            named = sum(name <= context_terms for name in names) / len(names) if names else 1.0
+            holds = all(name <= context_terms for name in exact)
+            candidates.append((shared + 0.3 / (1 + rank), unit, passage, named, holds))
+    if exact and any(holds for *_, holds in candidates):
+        # A question naming a version or an identifier is answered from where it is named:
+        # what v1.7 changed does not answer what v1.13.0 changed, however alike they read.
+        candidates = [candidate for candidate in candidates if candidate[-1]]
     candidates.sort(key=lambda item: -item[0])
     candidates = candidates[:SCORED_UNITS]
     if not candidates:
         return []
     embedder = context.searcher.embedder
-    # A follow-up is searched with the question before it, and judged on both.
+    # Judged on the question alone and with its selection or subject, equally: the subject
+    # alone would pick the earlier answer again, the bare question misses what "it" is.
     asked = [embedder.embed_query(text) for text in dict.fromkeys((plan.question, plan.query))]
     # A unit is read with its note's title and heading: "It takes a week" needs both.
-    texts = [f"{p.chunk.title}. {_last(unit.heading)}: {unit.text}" for _, unit, p in candidates]
+    texts = [f"{p.chunk.title}. {_last(u.heading)}: {u.text}" for _, u, p, *_ in candidates]
     vectors = embedder.embed_documents(texts)
     quotes = []
-    for (lexical, unit, passage), vector in zip(candidates, vectors, strict=True):
+    for (lexical, unit, passage, named, _), vector in zip(candidates, vectors, strict=True):
         cosine = max(float(np.dot(question, vector)) for question in asked)
-        focus = ACTIVE_BONUS if passage.hit.file == plan.active_file else 0.0
-        quotes.append(
-            Quote(
-                unit=unit,
-                ref=_ref(passage, unit),
-                date=_date_of(passage.chunk),
-                score=cosine + 0.05 * lexical + focus,
-            )
-        )
+        score = cosine + LEXICAL_WEIGHT * lexical
+        score -= NAME_MISSING * (1 - named)
+        if plan.active_file and passage.hit.file == plan.active_file:
+            score += ACTIVE_BONUS
+        if plan.quantity and _NUMBER.search(unit.text):
+            score += QUANTITY_BONUS
+        chunk = passage.chunk
+        quotes.append(Quote(unit, _ref(passage, unit), _date_of(chunk), score, _version_of(chunk)))
     return sorted(quotes, key=lambda quote: -quote.score)
 
 
@@ -170,23 +210,50 @@ def _relevant(quotes: list[Quote]) -> list[Quote]:
 def _answer_first(quotes: list[Quote], kept: list[Quote], plan: SearchPlan) -> list[Quote]:
     """The one or two quotes that answer: the best, or for a last/first question the newest
     (oldest) dated one among those that bear on it."""
-    # A dated note answers a "when" question even when an undated one (the recipe) is closer.
-    dated = [q for q in quotes if q.date and q.score >= kept[0].score - DATED_BELOW_BEST]
-    if plan.order is not None and dated:
-        # Among the dated quotes that bear on it as well as the best dated one does.
-        close = max(quote.score for quote in dated) - DATED_WITHIN
-        dated = [quote for quote in dated if quote.score >= close]
-        if dated:
-            if plan.order == "newest":
-                return [max(dated, key=lambda q: (q.date or "", q.score))]
-            return [min(dated, key=lambda q: (q.date or "", -q.score))]
-    first = [kept[0]]
-    for quote in kept[1:]:
-        if quote.score < kept[0].score - SECOND_WITHIN or len(first) == ANSWER_UNITS:
+    if plan.order is not None:
+        # A dated note answers a "when" question even when an undated one (the recipe) is
+        # closer; notes named by versions (a changelog) are ordered by version, if none is.
+        for when in (_when_dated, _when_versioned):
+            ordered = _in_order(quotes, kept[0].score, when, plan.order)
+            if ordered is not None:
+                return [ordered]
+    worthy = [quote for quote in kept if _says_something(quote.unit.text)] or kept
+    first = [worthy[0]]
+    for quote in worthy[1:]:
+        if quote.score < worthy[0].score - SECOND_WITHIN or len(first) == ANSWER_UNITS:
             break
         if quote.unit.text != first[0].unit.text:
             first.append(quote)
     return first
+
+
+def _in_order(
+    quotes: list[Quote], best: float, when: Callable[[Quote], Any], order: str
+) -> Quote | None:
+    """The newest (oldest) of the quotes `when` places in time that bear on the question
+    about as well as the best of them does; None when `when` places none."""
+    placed = [q for q in quotes if when(q) is not None and q.score >= best - DATED_BELOW_BEST]
+    if not placed:
+        return None
+    close = max(quote.score for quote in placed) - DATED_WITHIN
+    placed = [quote for quote in placed if quote.score >= close]
+    if order == "newest":
+        return max(placed, key=lambda q: (when(q), q.score))
+    return min(placed, key=lambda q: (when(q), -q.score))
+
+
+def _when_dated(quote: Quote) -> str | None:
+    return quote.date
+
+
+def _when_versioned(quote: Quote) -> tuple[int, ...] | None:
+    return quote.version
+
+
+def _says_something(text: str) -> bool:
+    """A sentence, not a label: enough words, or enough CJK characters."""
+    wide = sum(1 for char in text if char >= "\u2e80")
+    return len(text.split()) >= ANSWER_WORDS or wide >= ANSWER_WIDE_CHARS
 
 
 def _compose(first: list[Quote], kept: list[Quote], dated: bool) -> str:
@@ -263,6 +330,12 @@ def _date_of(chunk: ChunkPayload) -> str | None:
         return chunk.date[:10]
     in_title = _ISO_DATE.search(chunk.title)
     return in_title.group(1) if in_title else None
+
+
+def _version_of(chunk: ChunkPayload) -> tuple[int, ...] | None:
+    """The version a note is named by ("v1.13.5", "Release 2.0"), as numbers to compare."""
+    named = _VERSION.search(chunk.title)
+    return tuple(int(part) for part in named.group(1).split(".")) if named else None
 
 
 def _last(heading: str) -> str:

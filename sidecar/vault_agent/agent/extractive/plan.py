@@ -35,6 +35,16 @@ _OLDEST = re.compile(
     re.IGNORECASE,
 )
 
+# Questions asking for an amount: how much/many/long/often, what size or temperature.
+_QUANTITY = re.compile(
+    r"\b(?:how (?:much|many|long|often|hot|cold|big|large|far|old|early|late|fast)|"
+    r"what(?:'s| is)? the (?:biggest|largest|maximum|max|minimum|min|smallest|size|limit|"
+    r"price|cost|temperature)|"
+    r"wie (?:viel|viele|lange|oft|gro(?:ß|ss)|hei(?:ß|ss))|combien|cu[aá]nt[oa]s?|"
+    r"сколько)\b|多少|多久|多长|几|どのくらい|何[個回分時日]|いくら",
+    re.IGNORECASE,
+)
+
 
 @dataclass(frozen=True)
 class SearchPlan:
@@ -43,11 +53,24 @@ class SearchPlan:
     question: str
     query: str
     """What is searched: the question, completed by its selection or earlier question."""
+    earlier: str = ""
+    """The question before this one in the conversation (a follow-up's subject)."""
     order: DateOrder = None
+    quantity: bool = False
+    """The question asks for an amount, a size, a duration: the answer holds a number."""
     active_file: str = ""
     near: frozenset[str] = frozenset()
     """Files to favour: the open note and its neighbourhood."""
     selection: str = ""
+
+    @property
+    def queries(self) -> list[str]:
+        """Every search to run: the query, and in a conversation the question with the earlier
+        one too (it may change the subject, or not: both are searched, the question judges)."""
+        with_subject = f"{self.earlier} {self.question}" if self.earlier else ""
+        if self.selection or not with_subject:
+            return [self.query]
+        return list(dict.fromkeys((self.query, with_subject)))
 
     @property
     def pointed(self) -> bool:
@@ -61,18 +84,19 @@ def plan(request: AgentRequest, active_file: str, analyzer: Analyzer) -> SearchP
     question = request.question.strip()
     parts = [question]
     selection = (request.selection or "").strip()[:SELECTION_CHARS]
+    earlier = _last_user_turn(request)
     if selection:
         parts.insert(0, selection)
-    elif len(set(analyzer.terms(question, query=True))) <= FOLLOW_UP_TERMS:
-        earlier = _last_user_turn(request)
-        if earlier:
-            parts.insert(0, earlier)
+    elif earlier and len(set(analyzer.terms(question, query=True))) <= FOLLOW_UP_TERMS:
+        parts.insert(0, earlier)
     near = {active_file} if active_file else set()
     near |= {neighbour.path for neighbour in request.neighbourhood}
     return SearchPlan(
         question=question,
         query=" ".join(parts),
+        earlier=earlier,
         order=date_order(question),
+        quantity=bool(_QUANTITY.search(question)),
         active_file=active_file,
         near=frozenset(near),
         selection=selection,

@@ -21,6 +21,10 @@ _WIKILINK = re.compile(
     r"(?P<embed>!?)\[\[(?P<target>[^\]|#\n]*)(?:#[^\]|\n]*)?(?:\|(?P<display>[^\]\n]*))?\]\]"
 )
 _MARKDOWN_LINK = re.compile(r"(?P<image>!?)\[(?P<text>[^\]\n]*)\]\([^)\n]*\)")
+# Links, separated by nothing but punctuation: a list of where to read on.
+_LINKS_ONLY = re.compile(
+    r"(?:[\s,;|·-]*(?:!?\[\[[^\]\n]*\]\]|!?\[[^\]\n]*\]\([^)\n]*\)))+[\s,;|·.-]*"
+)
 _BLOCK_ID = re.compile(r"\s\^[\w-]+\s*$")
 _COMMENT = re.compile(r"%%.*?%%", re.DOTALL)
 _TAGS_ONLY = re.compile(r"#[\w/-]+")
@@ -37,22 +41,22 @@ class Unit:
     """The heading path it sits under ("" before the note's first heading)."""
     position: int
     """Its place in the chunk, from 0."""
+    navigation: bool = False
+    """A list item or row of nothing but links: it points elsewhere and answers nothing."""
 
 
 def split_units(body: str, heading: str) -> list[Unit]:
     """`body` (a chunk under `heading`) as quotable units, in order."""
     text = _COMMENT.sub(" ", body)
-    text = _WIKILINK.sub(_link_text, text)
-    text = _MARKDOWN_LINK.sub(lambda m: "" if m.group("image") else m.group("text"), text)
     path = heading.split(HEADING_SEPARATOR) if heading else []
     units: list[Unit] = []
     paragraph: list[str] = []
     in_code = in_item = False
 
-    def add(piece: str) -> None:
-        piece = " ".join(piece.split())
+    def add(piece: str, navigation: bool = False) -> None:
+        piece = " ".join(_as_read(piece).split())
         if piece and _TAGS_ONLY.sub("", piece).strip(" .,;:|-"):
-            units.append(Unit(piece, HEADING_SEPARATOR.join(path), len(units)))
+            units.append(Unit(piece, HEADING_SEPARATOR.join(path), len(units), navigation))
 
     def flush() -> None:
         for sentence in _SENTENCE_END.split(" ".join(paragraph)):
@@ -71,7 +75,7 @@ def split_units(body: str, heading: str) -> list[Unit]:
         item = _LIST_MARK.match(line)
         if in_item and line and raw[:1].isspace() and not item and units:
             last = units[-1]  # a list item wrapped onto the next line
-            units[-1] = Unit(f"{last.text} {line}", last.heading, last.position)
+            units[-1] = Unit(f"{last.text} {_as_read(line)}", last.heading, last.position)
             continue
         in_item = False
         if heading_line:
@@ -83,12 +87,19 @@ def split_units(body: str, heading: str) -> list[Unit]:
             flush()
             content = line[item.end() :] if item else line
             if not (line.startswith("|") and _TABLE_RULE.match(line)):
-                add(content.strip(" |") if line.startswith("|") else content)
+                content = content.strip(" |") if line.startswith("|") else content
+                add(content, navigation=bool(_LINKS_ONLY.fullmatch(content)))
                 in_item = bool(item)
         else:
             paragraph.append(line.lstrip("> ").strip())
     flush()
     return units
+
+
+def _as_read(text: str) -> str:
+    """`text` with its links as their words (a quote's links are the note's, not citations)."""
+    text = _WIKILINK.sub(_link_text, text)
+    return _MARKDOWN_LINK.sub(lambda m: "" if m.group("image") else m.group("text"), text)
 
 
 def _link_text(link: re.Match[str]) -> str:

@@ -12,6 +12,7 @@ a note. It keeps what a plain word splitter loses:
 - Chinese, Japanese and Korean runs as overlapping character pairs (and a lone character as
   itself): those scripts write no spaces, and pairs match words without a dictionary (on the
   translated help vaults pairs beat ICU's dictionary words for zh and ja);
+- symbols and emoji, each as itself (task markers like "📅" and "🔺" are searched for);
 - Thai, Lao, Khmer and Myanmar runs (no spaces either, and no pairs: their letters combine
   with marks) as the words ICU's dictionary break engine finds.
 
@@ -44,10 +45,14 @@ MAX_TERM_CHARS = 40
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\u3131-\u318e"
 #: Thai, Lao, Myanmar, Khmer: letters and their combining marks.
 _UNSPACED = "\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff"
+#: Arrows, technical signs, shapes, dingbats and emoji: each one a term (notes use them as
+#: markers: a task's "🔺" priority, "📅" due date, "⏩" in a plugin's docs).
+_SYMBOLS = "\u2190-\u21ff\u2300-\u23ff\u25a0-\u27bf\u2b00-\u2bff\U0001f000-\U0001faff"
 _TOKEN = re.compile(
     rf"(?P<version>\bv?\d+(?:\.\d+){{1,3}}\b)"
     rf"|(?P<cjk>[{_CJK}]+)"
     rf"|(?P<unspaced>[{_UNSPACED}]+)"
+    rf"|(?P<symbol>[{_SYMBOLS}])"
     # An identifier: word characters joined by . _ - / # or with an inner capital.
     rf"|(?P<word>#?[^\W{_CJK}{_UNSPACED}]+(?:[._/#-][^\W{_CJK}{_UNSPACED}]+)*)",
     re.UNICODE,
@@ -82,6 +87,8 @@ class Analyzer:
                     yield from (".".join(parts[:n]) for n in range(2, len(parts)))
             elif kind == "cjk":
                 yield from _pairs(token)
+            elif kind == "symbol":
+                yield token
             elif kind == "unspaced":
                 # ICU picks its dictionary by script, so the locale does not matter here.
                 yield from (w for w in WordBreaker(token, _ROOT) if w not in self._stop_words)
