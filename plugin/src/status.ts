@@ -51,7 +51,12 @@ export function describeIndex(status: IndexResponse): StatusLine {
  * searched with multilingual embeddings. */
 export function describeModels(models: ModelChoice): string {
 	// The same line as the sidecar's `ModelChoice.describe` (what `vault-agent index` prints).
-	const embeddings = models.family === "multilingual" ? "multilingual (USE v3)" : "English (MiniLM)";
+	const embeddings =
+		models.family === "server"
+			? `${models.model ?? "a served model"} (from a server)`
+			: models.family === "multilingual"
+				? "multilingual (USE v3)"
+				: "English (MiniLM)";
 	return `Embeddings: ${embeddings}; keyword search: ${models.language}. ${models.reason}`;
 }
 

@@ -10,7 +10,7 @@ describe("the status bar", () => {
 		progress: { state: "watching", files_total: 40, files_done: 40, chunks_done: 120, started_at: null, finished_at: null, last_error: null },
 		counts: { files: 40, indexed: 38, skipped: 1, failed: 1, chunks: 120 },
 		last_sync: null,
-		models: { family: "multilingual", language: "de", languages: ["de"], reason: "Chosen automatically from 80 sampled notes (74 de, 6 en)." },
+		models: { family: "multilingual", model: null, language: "de", languages: ["de"], reason: "Chosen automatically from 80 sampled notes (74 de, 6 en)." },
 		files: [{ file: "Broken.md", state: "failed", reason: "frontmatter YAML invalid at line 3", chunks: 0, warnings: [] }],
 		...over,
 	});
@@ -23,6 +23,11 @@ describe("the status bar", () => {
 		expect(idle.detail).toContain("Broken.md: frontmatter YAML invalid at line 3");
 		expect(idle.detail).toContain("Embeddings: multilingual (USE v3); keyword search: de. Chosen automatically");
 		expect(describeIndex(status({ models: null })).detail).not.toContain("Embeddings");
+	});
+
+	it("names a served embedding model", () => {
+		const models = { family: "server" as const, model: "ollama:bge-m3", language: "en", languages: ["en"], reason: "index.embedding is ollama:bge-m3." };
+		expect(describeIndex(status({ models })).detail).toContain("Embeddings: ollama:bge-m3 (from a server); keyword search: en. index.embedding is ollama:bge-m3.");
 	});
 
 	it("says offline or wrong token when the sidecar can't be asked", () => {

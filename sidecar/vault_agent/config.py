@@ -11,10 +11,10 @@ import hashlib
 import re
 import uuid
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
 import platformdirs
-from pydantic import BaseModel, Field, SecretStr
+from pydantic import AfterValidator, BaseModel, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 APP_NAME = "vault-agent"
@@ -22,6 +22,40 @@ APP_NAME = "vault-agent"
 LlmProfile = Literal["auto", "mistral", "ollama", "openai", "extractive"]
 EmbeddingVariant = Literal["dynamic-int8", "packaged"]
 EmbeddingChoice = Literal["auto", "english", "multilingual"]
+#: How an embedding server is spoken to: Ollama's /api/embed or OpenAI's /v1/embeddings.
+EmbeddingProtocol = Literal["ollama", "openai"]
+
+
+class ServerModel(BaseModel):
+    """An embedding model served over HTTP, as `index.embedding` names it (`ollama:bge-m3`)."""
+
+    protocol: EmbeddingProtocol
+    model: str
+
+
+def server_model(embedding: str) -> ServerModel | None:
+    """The server model `index.embedding` names, or None for the packaged models."""
+    protocol, colon, model = embedding.partition(":")
+    if not colon or protocol not in ("ollama", "openai"):
+        return None
+    return ServerModel.model_validate({"protocol": protocol, "model": model})
+
+
+def _check_embedding(value: str) -> str:
+    # One message naming every accepted form: a union of types would report one error per
+    # member, none of which says what to write.
+    if value in ("auto", "english", "multilingual"):
+        return value
+    server = server_model(value)
+    if server is not None and server.model and server.model == server.model.strip():
+        return value
+    raise ValueError(
+        "index.embedding must be auto, english, multilingual, ollama:<model> or "
+        f"openai:<model> (e.g. ollama:nomic-embed-text), not {value!r}"
+    )
+
+
+EmbeddingSetting = Annotated[str, AfterValidator(_check_embedding)]
 
 
 class StoreSettings(BaseModel):
@@ -72,7 +106,13 @@ class IndexSettings(BaseModel):
     """What gets indexed and how big a file may be."""
 
     max_file_bytes: int = Field(default=5_000_000, gt=0)
-    embed_batch_size: int = Field(default=16, ge=1, le=256)
+    embed_batch_size: int = Field(
+        default=16,
+        ge=1,
+        le=256,
+        description="Texts embedded together: per ONNX run (packaged MiniLM) or per request "
+        "to an embedding server.",
+    )
     write_batch_chunks: int = Field(
         default=64,
         ge=1,
@@ -84,11 +124,37 @@ class IndexSettings(BaseModel):
         description="Embedding threads (dynamic-int8: texts embedded in parallel; packaged: "
         "ONNX threads per batch); None = all cores.",
     )
-    embedding: EmbeddingChoice = Field(
+    embedding: EmbeddingSetting = Field(
         default="auto",
         description="english: MiniLM; multilingual: the multilingual Universal Sentence "
         "Encoder (16 languages, one space for all); auto: decided from a sample of the "
-        "vault's notes at its first index. Changing it re-embeds the vault once.",
+        "vault's notes at its first index; ollama:<model> or openai:<model>: a model served "
+        "by Ollama or an OpenAI-compatible server (see embedding_url). Changing it re-embeds "
+        "the vault once.",
+    )
+    embedding_url: str | None = Field(
+        default=None,
+        description="The embedding server (ollama:/openai: models). Unset: llm.base_url when "
+        "llm.profile is the same kind of server, else OLLAMA_HOST or OPENAI_BASE_URL, else "
+        "http://127.0.0.1:11434 (Ollama) or http://127.0.0.1:1234/v1 (LM Studio).",
+    )
+    embedding_api_key: SecretStr | None = Field(
+        default=None,
+        description="Bearer key for the embedding server. Unset: llm.api_key when llm.profile "
+        "is openai, else OPENAI_API_KEY (openai: models only).",
+    )
+    embedding_timeout_s: float = Field(
+        default=60.0,
+        gt=0,
+        description="Longest an embedding server may take to answer one request (a model is "
+        "loaded on its first request).",
+    )
+    embedding_max_retries: int = Field(
+        default=3,
+        ge=0,
+        le=10,
+        description="Retries of a request an embedding server refused to connect, failed (5xx) "
+        "or rate-limited (429), with exponential backoff.",
     )
     english_model: EmbeddingVariant = Field(
         default="dynamic-int8",

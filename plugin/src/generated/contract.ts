@@ -506,7 +506,11 @@ export interface SyncReport {
  * via the `definition` "ModelChoice".
  */
 export interface ModelChoice {
-	family: "english" | "multilingual";
+	family: "english" | "multilingual" | "server";
+	/**
+	 * The served model (family server), as index.embedding names it: ollama:<model> or openai:<model>.
+	 */
+	model: string | null;
 	/**
 	 * The notes' main language: keyword search stems it.
 	 */

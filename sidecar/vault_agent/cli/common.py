@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from vault_agent.config import Settings
+from vault_agent.index.embed.errors import EmbeddingError
 from vault_agent.index.store.errors import StoreError
 from vault_agent.index.sync.status import IndexProgress, SyncReport
 from vault_agent.index.vault_index import VaultIndex
@@ -47,7 +48,7 @@ def open_index(settings: Settings) -> VaultIndex:
     """Open the vault's index or exit with a message a user can act on."""
     try:
         return VaultIndex(settings)
-    except (StoreError, FileNotFoundError) as error:
+    except (StoreError, EmbeddingError, FileNotFoundError) as error:
         errors.print(f"[red]error:[/red] {error}")
         raise typer.Exit(1) from error
 
@@ -77,7 +78,7 @@ def sync_with_progress(vault_index: VaultIndex, quiet: bool = False) -> SyncRepo
                 )
 
             return vault_index.indexer.sync(on_progress=show)
-    except StoreError as error:
+    except (StoreError, EmbeddingError) as error:
         errors.print(f"[red]error:[/red] {error}")
         raise typer.Exit(1) from error
 

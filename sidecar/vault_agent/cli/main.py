@@ -30,6 +30,7 @@ from vault_agent.cli.common import (
 from vault_agent.cli.printing import print_hits, print_report, print_watch_sync
 from vault_agent.cli.sources import sources_app
 from vault_agent.config import EmbeddingChoice, Settings
+from vault_agent.index.embed.errors import EmbeddingError
 from vault_agent.index.store.errors import StoreError
 from vault_agent.index.store.protocol import SearchFilter
 
@@ -87,7 +88,11 @@ def search(
     with open_index(settings) as vault_index:
         if not no_sync:
             sync_with_progress(vault_index, quiet=as_json)
-        hits = vault_index.searcher.search(query, search_filter, limit=limit)
+        try:
+            hits = vault_index.searcher.search(query, search_filter, limit=limit)
+        except (StoreError, EmbeddingError) as error:  # e.g. the embedding server went away
+            errors.print(f"[red]error:[/red] {error}")
+            raise typer.Exit(1) from error
     if as_json:
         sys.stdout.write(json.dumps({"hits": [h.model_dump() for h in hits]}, ensure_ascii=False))
         sys.stdout.write("\n")
@@ -221,11 +226,11 @@ def eval_command(
     try:
         # Checked before the progress bars start drawing.
         options = eval_options(path, vault, split, max_docs, mode, cache_dir)
-        models = eval_models(options, embedding, language, Settings().index)
+        models = eval_models(options, embedding, language, Settings())
         console.print(models.choice.describe())
         with progress_bars(errors) as on_progress:
             result = run_eval(options, models.embedder, models.sparse, on_progress)
-    except (ValueError, FileNotFoundError, StoreError) as error:
+    except (ValueError, FileNotFoundError, StoreError, EmbeddingError) as error:
         errors.print(f"[red]error:[/red] {error}")
         raise typer.Exit(2) from error
     print_result(console, result)

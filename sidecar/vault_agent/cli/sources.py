@@ -36,6 +36,7 @@ from vault_agent.index.documents.models import (
     check_source,
     check_text_size,
 )
+from vault_agent.index.embed.errors import EmbeddingError
 from vault_agent.index.store.errors import StoreError, StoreLockedError
 from vault_agent.index.vault_index import VaultIndex
 from vault_agent.server.source_schemas import DeleteSourceResponse, SourcesResponse
@@ -306,14 +307,14 @@ def _opened(vault: Path | None, port: int | None, quiet: bool = False) -> Iterat
     settings = load_settings(vault)
     try:
         access = open_sources(settings, port)
-    except (StoreError, FileNotFoundError, SourcesError) as error:
+    except (StoreError, EmbeddingError, FileNotFoundError, SourcesError) as error:
         errors.print(f"[red]error:[/red] {error}")
         raise typer.Exit(1) from error
     try:
         if not quiet:
             errors.print(f"[dim]{access.how}[/dim]")
         yield access
-    except (StoreError, SourcesError, DocumentError) as error:
+    except (StoreError, EmbeddingError, SourcesError, DocumentError) as error:
         errors.print(f"[red]error:[/red] {error}")
         raise typer.Exit(1) from error
     finally:

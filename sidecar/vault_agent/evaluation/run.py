@@ -16,7 +16,7 @@ from pathlib import Path
 import platformdirs
 from pydantic import BaseModel
 
-from vault_agent.config import APP_NAME, EmbeddingChoice, IndexSettings
+from vault_agent.config import APP_NAME, EmbeddingChoice, Settings
 from vault_agent.evaluation.beir import is_beir, load_beir
 from vault_agent.evaluation.beir_eval import BeirResult, evaluate_beir
 from vault_agent.evaluation.cache import CachedEmbedder
@@ -83,10 +83,11 @@ def eval_models(
     options: EvalOptions,
     embedding: EmbeddingChoice = "auto",
     language: str | None = None,
-    index: IndexSettings | None = None,
+    settings: Settings | None = None,
 ) -> TextModels:
     """The encoders to evaluate with: as asked, or chosen from the question file's vault as
-    indexing would choose them (a BEIR dataset, which has no vault, is read in English)."""
+    indexing would choose them (a BEIR dataset, which has no vault, is read in English).
+    `settings` give the MiniLM variant."""
     if embedding != "auto":
         choice = ModelChoice(
             family=embedding, language=language or "en", reason="Chosen on the command line."
@@ -95,7 +96,7 @@ def eval_models(
         choice = detect(options.vault, language)
     else:
         choice = ModelChoice(family="english", language=language or "en", reason="BEIR set.")
-    return models_for(choice, index or IndexSettings())
+    return models_for(choice, settings or Settings())
 
 
 def run_eval(

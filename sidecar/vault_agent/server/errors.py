@@ -12,6 +12,7 @@ from aiohttp import web
 from aiohttp.typedefs import Handler
 from pydantic import BaseModel
 
+from vault_agent.index.embed.errors import EmbeddingError
 from vault_agent.index.store.errors import StoreError
 
 log = logging.getLogger(__name__)
@@ -83,8 +84,9 @@ async def error_middleware(request: web.Request, handler: Handler) -> web.Stream
         headers = {k: v for k, v in error.headers.items() if k.lower() == "allow"}
         code = _CODES.get(error.status, "http_error")
         return error_response(error.status, code, _message(error), headers)
-    except StoreError as error:
-        # Its message names the index path or server URL and says what to do.
+    except (StoreError, EmbeddingError) as error:
+        # Its message names the index path or the (Qdrant or embedding) server's URL and says
+        # what to do.
         return error_response(503, "index_unavailable", str(error))
     except Exception:
         log.exception("%s %s failed", request.method, request.path)

@@ -1,9 +1,10 @@
 """The vault index as the server holds it: opened at start-up, kept up to date in the background.
 
-`IndexHolder` opens the index once; when it can't (Qdrant down, index held by another process,
-vault folder missing) the server still starts, health says "degraded" and every route that
-needs the index answers 503 with the reason. `BackgroundIndexer` re-tries the opening, runs the
-start-up sync, then watches the vault; `POST /v1/index/sync` asks it for another full sync.
+`IndexHolder` opens the index once; when it can't (Qdrant or the embedding server down, index
+held by another process, vault folder missing) the server still starts, health says "degraded"
+and every route that needs the index answers 503 with the reason. `BackgroundIndexer` re-tries
+the opening, runs the start-up sync, then watches the vault; `POST /v1/index/sync` asks it for
+another full sync.
 
 Store and embedder calls block, so they run in worker threads: the event loop keeps answering
 questions while a sync embeds notes.
@@ -20,6 +21,7 @@ from typing import Any
 from vault_agent.config import Settings
 from vault_agent.index.embed.bm25 import Bm25Encoder
 from vault_agent.index.embed.choose import ModelChoice, text_models
+from vault_agent.index.embed.errors import EmbeddingError
 from vault_agent.index.embed.minilm import Embedder
 from vault_agent.index.store.errors import StoreError
 from vault_agent.index.sync.status import (
@@ -85,7 +87,7 @@ class IndexHolder:
                 try:
                     self._index = await asyncio.to_thread(self._open)
                     self.error = None
-                except (StoreError, FileNotFoundError) as error:
+                except (StoreError, EmbeddingError, FileNotFoundError) as error:
                     self.error = str(error)
                     log.warning("index unavailable: %s", error)
             return self._index

@@ -1,13 +1,16 @@
 """Which text models read a vault: English or multilingual embeddings, BM25 in which language.
 
-`index.embedding` says `english` (MiniLM), `multilingual` (USE) or `auto` (the default). Auto
-looks once, at the first index of a vault with notes in it: it reads a sample of the notes
-(their reading text), names each one's language (`py3langid`, a maintained language
-identifier that ships its model), and picks multilingual when more than `1 - ENGLISH_SHARE` of
-them are in another language. BM25 stems and drops stop words in the language most sampled
-notes are in. The choice is kept in the vault's data folder (`models.json`), so a vault keeps
-its models until the setting changes; a change re-embeds the vault (every chunk records the
-models that wrote it, and another record counts as changed).
+`index.embedding` says `english` (MiniLM), `multilingual` (USE), `auto` (the default), or
+names a model served by Ollama or an OpenAI-compatible server (`ollama:<model>`,
+`openai:<model>`: `remote.py`). Auto looks once, at the first index of a vault with notes in
+it: it reads a sample of the notes (their reading text), names each one's language
+(`py3langid`, a maintained language identifier that ships its model), and picks multilingual
+when more than `1 - ENGLISH_SHARE` of them are in another language. BM25 stems and drops stop
+words in the language most sampled notes are in; with a served model, which may read any
+language, that sample decides BM25's language alone. The choice is kept in the vault's data
+folder (`models.json`), so a vault keeps its models until the setting changes; a change
+re-embeds the vault (every chunk records the models that wrote it, and another record counts
+as changed).
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from vault_agent.config import IndexSettings, Settings
+from vault_agent.config import Settings, server_model
 from vault_agent.index.embed.bm25 import Bm25Encoder
 from vault_agent.index.embed.language import text_language
 from vault_agent.index.embed.minilm import Embedder, MiniLmEmbedder
@@ -32,7 +35,9 @@ from vault_agent.vault.reading_text import reading_text
 
 log = logging.getLogger(__name__)
 
-Family = Literal["english", "multilingual"]
+Family = Literal["english", "multilingual", "server"]
+#: The packaged families `index.embedding` may name.
+_PACKAGED: dict[str, Family] = {"english": "english", "multilingual": "multilingual"}
 #: Notes read to decide.
 SAMPLE = 80
 #: With fewer notes than this, nothing is decided yet (the next index looks again).
@@ -50,6 +55,11 @@ class ModelChoice(BaseModel):
     """What reads a vault, and why."""
 
     family: Family
+    model: str | None = Field(
+        default=None,
+        description="The served model (family server), as index.embedding names it: "
+        "ollama:<model> or openai:<model>.",
+    )
     language: str = Field(description="The notes' main language: keyword search stems it.")
     languages: list[str] = Field(
         default_factory=list,
@@ -59,7 +69,12 @@ class ModelChoice(BaseModel):
 
     def describe(self) -> str:
         """One line for the user: "Embeddings: multilingual (USE v3); keyword search: de. ..."."""
-        model = "multilingual (USE v3)" if self.family == "multilingual" else "English (MiniLM)"
+        if self.family == "server":
+            model = f"{self.model} (from a server)"
+        elif self.family == "multilingual":
+            model = "multilingual (USE v3)"
+        else:
+            model = "English (MiniLM)"
         return f"Embeddings: {model}; keyword search: {self.language}. {self.reason}"
 
 
@@ -74,18 +89,24 @@ class TextModels:
 
 def text_models(settings: Settings) -> TextModels:
     """The encoders `settings` ask for (deciding `auto` from the vault, once)."""
-    return models_for(choose(settings), settings.index)
+    return models_for(choose(settings), settings)
 
 
-def models_for(choice: ModelChoice, index: IndexSettings) -> TextModels:
-    """The encoders of `choice` (MiniLM in the variant `index` asks for)."""
+def models_for(choice: ModelChoice, settings: Settings) -> TextModels:
+    """The encoders of `choice` (MiniLM in the variant `settings` ask for; a served model at
+    the server they name). Raises `EmbeddingError` when a served model can't be reached."""
     embedder: Embedder
-    if choice.family == "multilingual":
+    served = server_model(choice.model) if choice.family == "server" and choice.model else None
+    if served is not None:
+        from vault_agent.index.embed.remote import RemoteEmbedder  # imported only when chosen
+
+        embedder = RemoteEmbedder.from_settings(served, settings)
+    elif choice.family == "multilingual":
         from vault_agent.index.embed.use import UseEmbedder  # imported only when chosen
 
         embedder = UseEmbedder()
     else:
-        embedder = MiniLmEmbedder.from_settings(index)
+        embedder = MiniLmEmbedder.from_settings(settings.index)
     return TextModels(embedder, Bm25Encoder(choice.language, choice.languages), choice)
 
 
@@ -94,15 +115,47 @@ def choose(settings: Settings) -> ModelChoice:
     wanted = settings.index.embedding
     recorded = _recorded(settings)
     language = settings.index.language
+    if server_model(wanted) is not None:
+        return _served(settings, wanted, recorded, language)
     if wanted != "auto":
         lang = language or (recorded.language if recorded else None) or "en"
-        choice = ModelChoice(family=wanted, language=lang, reason=f"index.embedding is {wanted}.")
+        family = _PACKAGED[wanted]
+        choice = ModelChoice(family=family, language=lang, reason=f"index.embedding is {wanted}.")
         _record(settings, choice)
         return choice
-    if recorded is not None and (language is None or language == recorded.language):
+    # A served model is never kept under auto: auto means the packaged models.
+    if (
+        recorded is not None
+        and recorded.family != "server"
+        and (language is None or language == recorded.language)
+    ):
         return recorded
     choice = detect(settings.vault_root, language)
     if not choice.reason.startswith("Too few"):
+        _record(settings, choice)
+    return choice
+
+
+def _served(
+    settings: Settings, wanted: str, recorded: ModelChoice | None, language: str | None
+) -> ModelChoice:
+    """The served model `wanted`, with BM25 in the notes' language (sampled as auto does)."""
+    if (
+        recorded is not None
+        and recorded.model == wanted
+        and (language is None or language == recorded.language)
+    ):
+        return recorded
+    sampled = detect(settings.vault_root, language)
+    why = f"index.language is {language}." if language else sampled.reason
+    choice = ModelChoice(
+        family="server",
+        model=wanted,
+        language=sampled.language,
+        languages=sampled.languages,
+        reason=f"index.embedding is {wanted}. {why}",
+    )
+    if not sampled.reason.startswith("Too few"):
         _record(settings, choice)
     return choice
 

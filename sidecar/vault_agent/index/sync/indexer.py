@@ -27,6 +27,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
 from vault_agent.config import Settings
+from vault_agent.index.embed.errors import EmbeddingError
 from vault_agent.index.ingest import FileKeys, Ingest, Prepared
 from vault_agent.index.store.protocol import VAULT_SOURCE, FileState, Store
 from vault_agent.index.sync.link_cache import LinkCache
@@ -360,7 +361,15 @@ class Indexer:
             keys = pending.prepared.keys.model_copy(update={"links": resolved})
             prepared.append(replace(pending.prepared, keys=keys))
             links.append(resolved)
-        chunks = self.ingest.write(prepared)
+        try:
+            chunks = self.ingest.write(prepared)
+        except EmbeddingError as error:
+            # Nothing of the batch was written, so each file keeps what the store held (an
+            # older version stays searchable) and the next sync redoes it. This sync stops:
+            # its next batch would only wait on the same server.
+            for pending in batch:
+                self._fail(pending.note.file, "failed", f"not embedded: {error}", report)
+            raise
         for pending, resolved in zip(batch, links, strict=True):
             self.links.written(pending.note, resolved)
         self.links.commit()
