@@ -28,6 +28,7 @@ test: lint test-python lint-plugin test-plugin test-e2e
 
 bench: setup
 	$(UV) run python -m bench.core
+	$(UV) run python -m bench.multilingual
 	$(UV) run python -m bench.agent_loop
 	$(UV) run python -m bench.server
 	$(UV) run python -m bench.load
