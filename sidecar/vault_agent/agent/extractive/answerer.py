@@ -150,12 +150,14 @@ def _scored(plan: SearchPlan, passages: list[Passage], context: ToolsContext) ->
     analyzer: Analyzer = context.searcher.sparse.analyzer
     wanted = set(analyzer.terms(" ".join(plan.queries), query=True))
     shown = set(analyzer.terms(plan.selection)) if plan.selection else set()
-    asked_names = names_in(plan.question, analyzer.language)
-    names = [set(analyzer.terms(name, query=True)) for name in asked_names]
-    names = [name for name in names if name]
+    named_terms = {
+        name: set(analyzer.terms(name, query=True))
+        for name in names_in(plan.question, analyzer.language)
+    }
+    names = [terms for terms in named_terms.values() if terms]
     # Versions and identifiers ("1.13.0", `app.vault`) name exactly one thing.
-    exact = [terms for name, terms in zip(asked_names, names, strict=False) if _EXACT.search(name)]
-    candidates: list[tuple[float, Unit, Passage, float, bool]] = []
+    exact = [terms for name, terms in named_terms.items() if terms and _EXACT.search(name)]
+    candidates: list[_Candidate] = []
     for rank, passage in enumerate(passages):
         chunk = passage.chunk
         for unit in split_units(chunk.body, chunk.heading):
@@ -170,27 +172,26 @@ def _scored(plan: SearchPlan, passages: list[Passage], context: ToolsContext) ->
             # quote is: a sentence about v1.7 does not answer a question about v1.13.0.
             named = sum(name <= context_terms for name in names) / len(names) if names else 1.0
             holds = all(name <= context_terms for name in exact)
-            candidates.append((shared + 0.3 / (1 + rank), unit, passage, named, holds))
-    if exact and any(holds for *_, holds in candidates):
+            lexical = shared + 0.3 / (1 + rank)
+            candidates.append(_Candidate(unit, passage, lexical, named, holds))
+    if exact and any(candidate.holds_exact for candidate in candidates):
         # A question naming a version or an identifier is answered from where it is named:
         # what v1.7 changed does not answer what v1.13.0 changed, however alike they read.
-        candidates = [candidate for candidate in candidates if candidate[-1]]
-    candidates.sort(key=lambda item: -item[0])
+        candidates = [candidate for candidate in candidates if candidate.holds_exact]
+    candidates.sort(key=lambda candidate: -candidate.lexical)
     candidates = candidates[:SCORED_UNITS]
     if not candidates:
         return []
     embedder = context.searcher.embedder
-    # Judged on the question alone and with its selection or subject, equally: the subject
-    # alone would pick the earlier answer again, the bare question misses what "it" is.
+    # Judged on the question alone and with its selection or subject, the closer counting.
     asked = [embedder.embed_query(text) for text in dict.fromkeys((plan.question, plan.query))]
     # A unit is read with its note's title and heading: "It takes a week" needs both.
-    texts = [f"{p.chunk.title}. {_last(u.heading)}: {u.text}" for _, u, p, *_ in candidates]
-    vectors = embedder.embed_documents(texts)
+    vectors = embedder.embed_documents([candidate.read_as for candidate in candidates])
     quotes = []
-    for (lexical, unit, passage, named, _), vector in zip(candidates, vectors, strict=True):
-        cosine = max(float(np.dot(question, vector)) for question in asked)
-        score = cosine + LEXICAL_WEIGHT * lexical
-        score -= NAME_MISSING * (1 - named)
+    for candidate, vector in zip(candidates, vectors, strict=True):
+        unit, passage = candidate.unit, candidate.passage
+        score = max(float(np.dot(question, vector)) for question in asked)
+        score += LEXICAL_WEIGHT * candidate.lexical - NAME_MISSING * (1 - candidate.named)
         if plan.active_file and passage.hit.file == plan.active_file:
             score += ACTIVE_BONUS
         if plan.quantity and _NUMBER.search(unit.text):
@@ -198,6 +199,24 @@ def _scored(plan: SearchPlan, passages: list[Passage], context: ToolsContext) ->
         chunk = passage.chunk
         quotes.append(Quote(unit, _ref(passage, unit), _date_of(chunk), score, _version_of(chunk)))
     return sorted(quotes, key=lambda quote: -quote.score)
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    """A unit worth scoring, with what its words already say about it."""
+
+    unit: Unit
+    passage: Passage
+    lexical: float
+    """Shared terms with the question, and the passage's rank."""
+    named: float
+    """The share of the question's names its note, heading or text holds."""
+    holds_exact: bool
+    """It holds every version and identifier the question names."""
+
+    @property
+    def read_as(self) -> str:
+        return f"{self.passage.chunk.title}. {_last(self.unit.heading)}: {self.unit.text}"
 
 
 def _relevant(quotes: list[Quote]) -> list[Quote]:
