@@ -63,19 +63,22 @@ def live_api(served_vault: ServedVault, tmp_path_factory: pytest.TempPathFactory
 DOCUMENT = build_openapi(ROUTES)
 # The document API writes (and embeds): it is fuzzed over an index of its own, in
 # test_sources_fuzz.py, so the session's shared index stays as it is.
-# A note path is any string, but one that resolves outside the vault ("\\", "/etc/passwd",
+# A note path (in the URL of /v1/notes, the body of /v1/related) is any string, but one that
+# resolves outside the vault ("\\", "/etc/passwd",
 # "a/../..") is refused with a documented 400, which no JSON schema pattern can express.
+PATH_TAKING = ("/v1/notes/{path}", "/v1/related")
 CONFIG = SchemathesisConfig.from_dict(
     {
         "operations": [
             {
-                "include-path": "/v1/notes/{path}",
+                "include-path": path,
                 "checks": {
                     "positive_data_acceptance": {
                         "expected-statuses": ["2xx", "400", "401", "403", "404"]
                     }
                 },
             }
+            for path in PATH_TAKING
         ]
     }
 )

@@ -285,7 +285,7 @@ ROUTES: tuple[Route, ...] = (
         "The notes closest in meaning to a note",
         body=RelatedRequest,
         response=RelatedResponse,
-        errors=(404,),
+        errors=(400, 404),
     ),
     Route(
         "GET",
