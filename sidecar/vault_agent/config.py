@@ -11,17 +11,14 @@ import hashlib
 import re
 import uuid
 from pathlib import Path
-from typing import Literal
 
 import platformdirs
 from pydantic import BaseModel, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-APP_NAME = "vault-agent"
+from vault_agent.choices import EmbeddingChoice, EmbeddingVariant, LlmProfile
 
-LlmProfile = Literal["auto", "mistral", "ollama", "openai", "extractive"]
-EmbeddingVariant = Literal["dynamic-int8", "packaged"]
-EmbeddingChoice = Literal["auto", "english", "multilingual"]
+APP_NAME = "vault-agent"
 
 
 class StoreSettings(BaseModel):

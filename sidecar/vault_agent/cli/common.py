@@ -1,12 +1,11 @@
-"""What every command shares: the consoles, the --vault option, settings, the open index and
-a sync with a progress bar."""
+"""What the commands that open the index share: the consoles, settings, the open index and a
+sync with a progress bar. (Their options are in `options.py`, which loads none of this.)"""
 
 from __future__ import annotations
 
 import os
 import sys
 from pathlib import Path
-from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -19,16 +18,6 @@ from vault_agent.index.vault_index import VaultIndex
 
 console = Console()
 errors = Console(stderr=True)
-
-VaultOption = Annotated[
-    Path | None,
-    typer.Option(
-        "--vault",
-        help="Vault folder (default: the vault containing the current folder, "
-        "else $VAULT_AGENT_VAULT, else the current folder).",
-        file_okay=False,
-    ),
-]
 
 
 def load_settings(vault: Path | None) -> Settings:

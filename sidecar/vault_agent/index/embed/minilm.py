@@ -30,7 +30,8 @@ from fastembed.common.model_description import ModelSource, PoolingType
 from numpy.typing import NDArray
 from tokenizers import Tokenizer
 
-from vault_agent.config import APP_NAME, EmbeddingVariant, IndexSettings
+from vault_agent.choices import EmbeddingVariant
+from vault_agent.config import APP_NAME, IndexSettings
 from vault_agent.index.embed.quantize import dynamic_int8_model
 from vault_agent.index.store.protocol import DENSE_DIM
 from vault_agent.private_files import private_dir
