@@ -9,7 +9,6 @@ from pathlib import Path
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from vault_agent.config import Settings
 from vault_agent.index.store.errors import StoreError
@@ -42,9 +41,19 @@ def open_index(settings: Settings) -> VaultIndex:
 
 
 def sync_with_progress(vault_index: VaultIndex, quiet: bool = False) -> SyncReport:
+    """Sync the index, with a progress bar on a terminal; a store error exits 1."""
     try:
         if quiet or not sys.stderr.isatty():
             return vault_index.indexer.sync()
+        # Imported for the bar only: scripts and pipes never draw one (startup time).
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+        )
+
         with Progress(
             TextColumn("[bold]{task.description}"),
             BarColumn(),

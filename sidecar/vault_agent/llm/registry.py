@@ -14,8 +14,6 @@ import os
 from collections.abc import Callable
 from typing import TypeVar
 
-import httpx
-
 from vault_agent.config import LlmSettings
 from vault_agent.llm.environment import MISTRAL_KEY_ENV
 from vault_agent.llm.model import (
@@ -27,7 +25,8 @@ PROBE_TIMEOUT_S = 1.0
 F = TypeVar("F")
 
 # Each provider's module is imported when its profile is used: the Mistral SDK alone takes
-# 0.2-0.3 s to import, which `vault-agent ask --profile extractive` (or ollama) never needs.
+# 0.2-0.3 s to import, which `vault-agent ask --profile extractive` (or ollama) never needs;
+# nor does it need httpx, which only `auto` uses here, to probe Ollama.
 
 
 def _mistral(settings: LlmSettings) -> tuple[ChatModel, str]:
@@ -111,6 +110,8 @@ async def _auto(
 
 async def ollama_models(host: str, timeout_s: float = PROBE_TIMEOUT_S) -> list[str] | None:
     """Names of the models pulled into the Ollama at ``host``, or None if it doesn't answer."""
+    import httpx  # 0.05-0.1 s to import: only `auto` probes (see the providers above)
+
     try:
         # asyncio.timeout bounds the whole probe; httpx's timeout is per connect/read.
         async with (
