@@ -10,6 +10,7 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
+from vault_agent.cli.collector import startup_done
 from vault_agent.config import Settings
 from vault_agent.index.store.errors import StoreError
 from vault_agent.index.sync.status import IndexProgress, SyncReport
@@ -34,10 +35,12 @@ def load_settings(vault: Path | None) -> Settings:
 def open_index(settings: Settings) -> VaultIndex:
     """Open the vault's index or exit with a message a user can act on."""
     try:
-        return VaultIndex(settings)
+        vault_index = VaultIndex(settings)
     except (StoreError, FileNotFoundError) as error:
         errors.print(f"[red]error:[/red] {error}")
         raise typer.Exit(1) from error
+    startup_done()
+    return vault_index
 
 
 def sync_with_progress(vault_index: VaultIndex, quiet: bool = False) -> SyncReport:

@@ -22,6 +22,7 @@ from typing import Annotated
 import typer
 
 from vault_agent.choices import EmbeddingChoice
+from vault_agent.cli.collector import freeze_at_exit
 from vault_agent.cli.options import (
     NoSyncOption,
     ProfileOption,
@@ -36,6 +37,13 @@ app = typer.Typer(
     pretty_exceptions_show_locals=False,
 )
 app.add_typer(sources_app, name="sources")
+
+
+def run() -> None:
+    """The `vault-agent` console script (and `python -m vault_agent.cli`): the app, in a
+    process whose long-lived objects the cycle collector leaves alone (`collector.py`)."""
+    freeze_at_exit()
+    app()
 
 
 @app.command()
