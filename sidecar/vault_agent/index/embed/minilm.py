@@ -89,9 +89,17 @@ class MiniLmEmbedder:
             self.batch_size = 1
             self._workers = ThreadPoolExecutor(threads or _cores(), "embed")
             threads = 1
-        self._model = MeanPooledEncoder(
-            model_file(variant), TOKENIZER_DIR / "tokenizer.json", MAX_TOKENS, threads
-        )
+        # The model loads on a thread of its own while the caller goes on (a CLI command opens
+        # the store and syncs meanwhile): onnxruntime builds its session without holding the
+        # GIL. The first text embedded waits for it; a loading error is raised there.
+        loader = ThreadPoolExecutor(1, "embed-load")
+        self._loading = loader.submit(_encoder, variant, threads)
+        loader.shutdown(wait=False)
+
+    @property
+    def _model(self) -> MeanPooledEncoder:
+        encoder: MeanPooledEncoder = self._loading.result()
+        return encoder
 
     @classmethod
     def from_settings(cls, settings: IndexSettings) -> MiniLmEmbedder:
@@ -141,6 +149,12 @@ def _cores() -> int:
     if hasattr(os, "sched_getaffinity"):
         return len(os.sched_getaffinity(0))
     return os.cpu_count() or 1
+
+
+def _encoder(variant: EmbeddingVariant, threads: int | None) -> MeanPooledEncoder:
+    return MeanPooledEncoder(
+        model_file(variant), TOKENIZER_DIR / "tokenizer.json", MAX_TOKENS, threads
+    )
 
 
 def model_file(variant: EmbeddingVariant) -> Path:
