@@ -32,7 +32,8 @@ HELP_NEVER = (
     "yaml",
     "httpx",
 )
-#: Never imported by a search: what only other commands, other profiles or PDFs need.
+#: Never imported by a search of an indexed, unchanged vault: what only other commands, other
+#: profiles, PDFs or changed notes need.
 SEARCH_NEVER = (
     "vault_agent.server",
     "vault_agent.llm",
@@ -45,6 +46,7 @@ SEARCH_NEVER = (
     "onnx",
     "onnxruntime.quantization",
     "pypdfium2",
+    "markdown_it",
 )
 
 
@@ -79,8 +81,11 @@ def test_a_search_loads_nothing_it_does_not_use(tmp_path: Path, embedder: MiniLm
     # one time onnx and its quantiser are imported.
     vault = tmp_path / "vault"
     vault.mkdir()
-    (vault / "note.md").write_text("# Bread\n\nFeed the starter at seven.\n", encoding="utf-8")
+    for day in range(6):  # enough notes for their language to be decided once, at `index`
+        text = f"# Day {day}\n\nFed the sourdough starter at seven, then baked two loaves.\n"
+        (vault / f"day {day}.md").write_text(text, encoding="utf-8")
     env = dict(os.environ, VAULT_AGENT_DATA_DIR=str(tmp_path / "data"))
+    imported(["index", "--vault", str(vault)], env)
     modules = imported(["search", "starter", "--vault", str(vault)], env)
     assert "vault_agent.index.vault_index" in modules
     assert loaded(modules, SEARCH_NEVER) == set()
