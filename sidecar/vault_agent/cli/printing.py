@@ -27,8 +27,8 @@ def print_report(vault_index: VaultIndex, report: SyncReport) -> None:
     problems = [s for s in vault_index.indexer.file_status() if s.state != "indexed"]
     if problems:
         table = Table("file", "state", "reason", title="Files not indexed")
-        for status in problems:
-            table.add_row(status.file, status.state, status.reason or "")
+        for status in problems:  # Text: file names and reasons are never rich markup
+            table.add_row(Text(status.file), status.state, Text(status.reason or ""))
         console.print(table)
 
 
@@ -45,7 +45,8 @@ def print_hits(hits: list[SearchHit]) -> None:
     table = Table("#", "score", "note", "snippet", show_lines=True)
     for rank, hit in enumerate(hits, start=1):
         link = hit.wikilink if hit.source == VAULT_SOURCE else _cite(hit)
-        table.add_row(str(rank), f"{hit.score:.3f}", Text(link), hit.snippet)
+        # Text: a note's words are never read as rich markup ("[/tag]") or emoji (":cookie:").
+        table.add_row(str(rank), f"{hit.score:.3f}", Text(link), Text(hit.snippet))
     console.print(table)
 
 
