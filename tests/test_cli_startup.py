@@ -47,6 +47,7 @@ SEARCH_NEVER = (
     "onnxruntime.quantization",
     "pypdfium2",
     "markdown_it",
+    "yaml",
 )
 
 
