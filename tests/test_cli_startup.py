@@ -48,6 +48,7 @@ SEARCH_NEVER = (
     "pypdfium2",
     "markdown_it",
     "yaml",
+    "watchfiles",
 )
 
 
