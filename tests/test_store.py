@@ -597,6 +597,38 @@ def test_edge_index_survives_close_and_reopen(tmp_path: Path) -> None:
         assert second.count(SearchFilter(date_from=date(2024, 5, 2))) == 3
 
 
+class CountingShard:
+    """An Edge shard that counts its flushes."""
+
+    def __init__(self, shard: Any) -> None:
+        self.shard, self.flushes = shard, 0
+
+    def flush(self) -> None:
+        self.flushes += 1
+        self.shard.flush()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.shard, name)
+
+
+@pytest.mark.parametrize("writes", [False, True])
+def test_edge_flushes_on_close_only_what_it_wrote(tmp_path: Path, writes: bool) -> None:
+    # A flush with nothing pending still syncs every mapped file: a read-only CLI run (a
+    # search) closes without one; one that wrote flushes, and its writes are kept.
+    with EdgeStore(tmp_path / "edge") as first:
+        first.upsert(CHUNKS)
+    store = EdgeStore(tmp_path / "edge")
+    counting = CountingShard(store._shard)
+    store._shard = counting  # type: ignore[assignment]
+    assert store.count() == len(CHUNKS)
+    if writes:
+        store.set_links(IDEA, [PLAN])
+    store.close()
+    assert counting.flushes == (1 if writes else 0)
+    with EdgeStore(tmp_path / "edge") as reopened:
+        assert next(reopened.scroll(SearchFilter(files=[IDEA]))).links == ([PLAN] if writes else [])
+
+
 HOLDER = """
 import sys
 from pathlib import Path

@@ -17,11 +17,9 @@ import platformdirs
 from pydantic import AfterValidator, BaseModel, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-APP_NAME = "vault-agent"
+from vault_agent.choices import EmbeddingVariant, LlmProfile
 
-LlmProfile = Literal["auto", "mistral", "ollama", "openai", "extractive"]
-EmbeddingVariant = Literal["dynamic-int8", "packaged"]
-EmbeddingChoice = Literal["auto", "english", "multilingual"]
+APP_NAME = "vault-agent"
 #: How an embedding server is spoken to: Ollama's /api/embed or OpenAI's /v1/embeddings.
 EmbeddingProtocol = Literal["ollama", "openai"]
 

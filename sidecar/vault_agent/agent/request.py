@@ -10,7 +10,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from vault_agent.agent.prompts import DEFAULT_CONTEXT_BUDGET, ActiveNote, NeighbourNote
-from vault_agent.config import LlmProfile
+from vault_agent.choices import LlmProfile
 
 #: Earlier turns sent to a model (the newest ones).
 HISTORY_TURNS = 10

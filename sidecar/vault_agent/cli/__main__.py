@@ -1,5 +1,5 @@
 """`python -m vault_agent.cli`."""
 
-from vault_agent.cli.main import app
+from vault_agent.cli.main import run
 
-app()
+run()

@@ -15,8 +15,8 @@ from vault_agent.agent.loop import run_agent
 from vault_agent.agent.prompts import ActiveNote, neighbourhood_of
 from vault_agent.agent.reader import ToolsContext
 from vault_agent.agent.request import AgentRequest
+from vault_agent.cli.answer_printer import AnswerPrinter
 from vault_agent.cli.common import errors, load_settings, open_index, sync_with_progress
-from vault_agent.cli.printing import AnswerPrinter
 from vault_agent.index.vault_index import VaultIndex
 from vault_agent.llm.errors import ModelError
 from vault_agent.llm.registry import select_model

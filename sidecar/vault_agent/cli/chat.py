@@ -5,16 +5,14 @@ answer with its citations and Sources list), and carries the conversation so far
 the way the Obsidian plugin sends it, so a follow-up ("and before that?") is understood. The
 history lives in memory for the session only; `/new` starts over, `/exit` or Ctrl-D leaves.
 The index is opened and each question answered by `ask.py`'s own functions; `main.py`
-registers the command.
+declares the command and calls `chat_session`.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import Annotated
-
-import typer
+from pathlib import Path
 
 from vault_agent.agent.events import DoneEvent
 from vault_agent.agent.request import (
@@ -23,7 +21,7 @@ from vault_agent.agent.request import (
     HistoryTurn,
 )
 from vault_agent.cli.ask import answer, question_index
-from vault_agent.cli.common import VaultOption, console
+from vault_agent.cli.common import console
 
 PROMPT = "[bold]you>[/bold] "
 INTRO = (
@@ -36,18 +34,8 @@ MAX_QUESTION_CHARS = 8_000
 Ask = Callable[[AgentRequest], DoneEvent | None]
 
 
-def chat(
-    vault: VaultOption = None,
-    profile: Annotated[
-        str | None,
-        typer.Option(help="auto, mistral, ollama, openai or extractive (default: llm.profile)."),
-    ] = None,
-    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Show the tool calls.")] = False,
-    no_sync: Annotated[
-        bool, typer.Option("--no-sync", help="Use the index as it is, without syncing.")
-    ] = False,
-) -> None:
-    """Talk with the vault: each answer cites its notes, follow-ups see the conversation."""
+def chat_session(vault: Path | None, profile: str | None, verbose: bool, no_sync: bool) -> None:
+    """Open the vault's index (synced unless `no_sync`) and converse on the terminal."""
     with question_index(vault, profile, no_sync) as vault_index:
 
         def ask(request: AgentRequest) -> DoneEvent | None:

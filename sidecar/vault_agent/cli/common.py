@@ -1,17 +1,16 @@
-"""What every command shares: the consoles, the --vault option, settings, the open index and
-a sync with a progress bar."""
+"""What the commands that open the index share: the consoles, settings, the open index and a
+sync with a progress bar. (Their options are in `options.py`, which loads none of this.)"""
 
 from __future__ import annotations
 
 import os
 import sys
 from pathlib import Path
-from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from vault_agent.cli.collector import startup_done
 from vault_agent.config import Settings
 from vault_agent.index.embed.errors import EmbeddingError
 from vault_agent.index.store.errors import StoreError
@@ -20,16 +19,6 @@ from vault_agent.index.vault_index import VaultIndex
 
 console = Console()
 errors = Console(stderr=True)
-
-VaultOption = Annotated[
-    Path | None,
-    typer.Option(
-        "--vault",
-        help="Vault folder (default: the vault containing the current folder, "
-        "else $VAULT_AGENT_VAULT, else the current folder).",
-        file_okay=False,
-    ),
-]
 
 
 def load_settings(vault: Path | None) -> Settings:
@@ -47,16 +36,28 @@ def load_settings(vault: Path | None) -> Settings:
 def open_index(settings: Settings) -> VaultIndex:
     """Open the vault's index or exit with a message a user can act on."""
     try:
-        return VaultIndex(settings)
+        vault_index = VaultIndex(settings)
     except (StoreError, EmbeddingError, FileNotFoundError) as error:
         errors.print(f"[red]error:[/red] {error}")
         raise typer.Exit(1) from error
+    startup_done()
+    return vault_index
 
 
 def sync_with_progress(vault_index: VaultIndex, quiet: bool = False) -> SyncReport:
+    """Sync the index, with a progress bar on a terminal; a store error exits 1."""
     try:
         if quiet or not sys.stderr.isatty():
             return vault_index.indexer.sync()
+        # Imported for the bar only: scripts and pipes never draw one (startup time).
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+        )
+
         with Progress(
             TextColumn("[bold]{task.description}"),
             BarColumn(),

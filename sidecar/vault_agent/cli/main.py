@@ -3,11 +3,15 @@ library.
 
 Each command resolves the vault, opens a `VaultIndex` and prints. No logic lives here that a
 test could not reach through the functions it calls.
+
+This module declares the commands with typer and the standard library only; each command
+imports what it runs (the index, the agent, the HTTP server, the evaluation) inside its body.
+So `vault-agent --help` starts as fast as typer does, and every command loads only its own
+stack (measured by bench/cli.py; tests/test_cli_startup.py keeps it so).
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import logging
@@ -17,22 +21,15 @@ from typing import Annotated
 
 import typer
 
-from vault_agent.cli.ask import answer, ask_request, question_index
-from vault_agent.cli.chat import chat
-from vault_agent.cli.common import (
+from vault_agent.choices import EmbeddingChoice
+from vault_agent.cli.collector import freeze_at_exit
+from vault_agent.cli.options import (
+    NoSyncOption,
+    ProfileOption,
     VaultOption,
-    console,
-    errors,
-    load_settings,
-    open_index,
-    sync_with_progress,
+    VerboseOption,
 )
-from vault_agent.cli.printing import print_hits, print_report, print_watch_sync
 from vault_agent.cli.sources import sources_app
-from vault_agent.config import EmbeddingChoice, Settings
-from vault_agent.index.embed.errors import EmbeddingError
-from vault_agent.index.store.errors import StoreError
-from vault_agent.index.store.protocol import SearchFilter
 
 app = typer.Typer(
     help="Ask your Obsidian vault. Every answer cites its notes.",
@@ -40,6 +37,13 @@ app = typer.Typer(
     pretty_exceptions_show_locals=False,
 )
 app.add_typer(sources_app, name="sources")
+
+
+def run() -> None:
+    """The `vault-agent` console script (and `python -m vault_agent.cli`): the app, in a
+    process whose long-lived objects the cycle collector leaves alone (`collector.py`)."""
+    freeze_at_exit()
+    app()
 
 
 @app.command()
@@ -50,6 +54,11 @@ def index(
     ] = False,
 ) -> None:
     """Index the vault (only changed notes are re-embedded)."""
+    import asyncio
+
+    from vault_agent.cli.common import console, load_settings, open_index, sync_with_progress
+    from vault_agent.cli.printing import print_report, print_watch_sync
+
     settings = load_settings(vault)
     with open_index(settings) as vault_index:
         report = sync_with_progress(vault_index)
@@ -78,6 +87,12 @@ def search(
     ] = False,
 ) -> None:
     """Hybrid (semantic + keyword) search over the vault (and documents of other sources)."""
+    from vault_agent.cli.common import errors, load_settings, open_index, sync_with_progress
+    from vault_agent.cli.printing import print_hits
+    from vault_agent.index.embed.errors import EmbeddingError
+    from vault_agent.index.store.errors import StoreError
+    from vault_agent.index.store.protocol import SearchFilter
+
     settings = load_settings(vault)
     search_filter = SearchFilter(
         tags=[t.lstrip("#").lower() for t in tag or []],
@@ -104,20 +119,19 @@ def search(
 def ask(
     question: Annotated[str, typer.Argument(help="Your question.")],
     vault: VaultOption = None,
-    profile: Annotated[
-        str | None,
-        typer.Option(help="auto, mistral, ollama, openai or extractive (default: llm.profile)."),
-    ] = None,
+    profile: ProfileOption = None,
     note: Annotated[
         Path | None,
         typer.Option(help="The note you are looking at: it and its linked notes go in as context."),
     ] = None,
-    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Show the tool calls.")] = False,
-    no_sync: Annotated[
-        bool, typer.Option("--no-sync", help="Use the index as it is, without syncing.")
-    ] = False,
+    verbose: VerboseOption = False,
+    no_sync: NoSyncOption = False,
 ) -> None:
     """Ask a question about the vault; the answer cites the notes it comes from."""
+    import asyncio
+
+    from vault_agent.cli.ask import answer, ask_request, question_index
+
     with question_index(vault, profile, no_sync) as vault_index:
         request = ask_request(question, vault_index, note)
         done = asyncio.run(answer(request, vault_index, verbose))
@@ -125,7 +139,17 @@ def ask(
         raise typer.Exit(1)
 
 
-app.command()(chat)
+@app.command()
+def chat(
+    vault: VaultOption = None,
+    profile: ProfileOption = None,
+    verbose: VerboseOption = False,
+    no_sync: NoSyncOption = False,
+) -> None:
+    """Talk with the vault: each answer cites its notes, follow-ups see the conversation."""
+    from vault_agent.cli.chat import chat_session
+
+    chat_session(vault, profile, verbose, no_sync)
 
 
 @app.command()
@@ -143,7 +167,9 @@ def serve(
     ] = None,
 ) -> None:
     """Run the API for the Obsidian plugin on 127.0.0.1 (Ctrl-C to stop)."""
-    # Imported here: the other commands never need the HTTP server.
+    import asyncio
+
+    from vault_agent.cli.common import errors, load_settings
     from vault_agent.server.redaction import secrets_redacted
     from vault_agent.server.runner import HOST
     from vault_agent.server.runner import serve as serve_api
@@ -218,10 +244,13 @@ def eval_command(
     ] = None,
 ) -> None:
     """Measure retrieval: BEIR nDCG/recall/MRR, or note-level recall on a question file."""
-    # Imported here: only this command needs the evaluation package.
+    from vault_agent.cli.common import console, errors
+    from vault_agent.config import Settings
     from vault_agent.evaluation.console import print_result, progress_bars
     from vault_agent.evaluation.report import write_json
     from vault_agent.evaluation.run import eval_models, eval_options, run_eval
+    from vault_agent.index.embed.errors import EmbeddingError
+    from vault_agent.index.store.errors import StoreError
 
     try:
         # Checked before the progress bars start drawing.

@@ -16,7 +16,8 @@ from pathlib import Path
 import platformdirs
 from pydantic import BaseModel
 
-from vault_agent.config import APP_NAME, EmbeddingChoice, Settings
+from vault_agent.choices import EmbeddingChoice
+from vault_agent.config import APP_NAME, Settings
 from vault_agent.evaluation.beir import is_beir, load_beir
 from vault_agent.evaluation.beir_eval import BeirResult, evaluate_beir
 from vault_agent.evaluation.cache import CachedEmbedder

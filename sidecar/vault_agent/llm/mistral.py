@@ -22,6 +22,7 @@ from mistralai.client import Mistral, errors, models
 
 from vault_agent.config import LlmSettings
 from vault_agent.llm.completion import check_finish, events_from_completion
+from vault_agent.llm.environment import MISTRAL_KEY_ENV
 from vault_agent.llm.errors import (
     ModelError,
     ModelResponseError,
@@ -55,7 +56,7 @@ from vault_agent.llm.tool_text import (
 
 DEFAULT_MODEL = "mistral-medium-latest"
 DEFAULT_SERVER_URL = "https://api.mistral.ai"
-API_KEY_ENV = "MISTRAL_API_KEY"
+API_KEY_ENV = MISTRAL_KEY_ENV
 
 
 class MistralModel:

@@ -12,48 +12,50 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TypeVar
 
-import httpx
-
 from vault_agent.config import LlmSettings
-from vault_agent.llm.mistral import API_KEY_ENV, MistralModel
+from vault_agent.llm.environment import MISTRAL_KEY_ENV
 from vault_agent.llm.model import (
     ChatModel,
 )
-from vault_agent.llm.ollama import DEFAULT_MODEL as OLLAMA_DEFAULT_MODEL
-from vault_agent.llm.ollama import OllamaModel, resolve_host
-from vault_agent.llm.openai_compat import OpenAICompatModel
 
 PROBE_TIMEOUT_S = 1.0
 #: What answers when no model does (the agent's extractive answerer).
 F = TypeVar("F")
 
-
-@dataclass(frozen=True)
-class Provider:
-    """A model provider: how to build its model from the settings, and how to name it."""
-
-    build: Callable[[LlmSettings], ChatModel]
-    describe: Callable[[ChatModel], str]
-    """Who answers, for the user: "Mistral (mistral-small-latest)"."""
+# Each provider's module is imported when its profile is used: the Mistral SDK alone takes
+# 0.2-0.3 s to import, which `vault-agent ask --profile extractive` (or ollama) never needs;
+# nor does it need httpx, which only `auto` uses here, to probe Ollama.
 
 
-PROVIDERS: dict[str, Provider] = {
-    "mistral": Provider(MistralModel.from_settings, lambda m: f"Mistral ({m.model})"),
-    "ollama": Provider(
-        OllamaModel.from_settings,
-        lambda m: f"Ollama ({m.model}) at {m.host}" if isinstance(m, OllamaModel) else m.model,
-    ),
-    "openai": Provider(
-        OpenAICompatModel.from_settings,
-        lambda m: (
-            f"the OpenAI-compatible server at {m.base_url} ({m.model})"
-            if isinstance(m, OpenAICompatModel)
-            else m.model
-        ),
-    ),
+def _mistral(settings: LlmSettings) -> tuple[ChatModel, str]:
+    from vault_agent.llm.mistral import MistralModel
+
+    model = MistralModel.from_settings(settings)
+    return model, f"Mistral ({model.model})"
+
+
+def _ollama(settings: LlmSettings) -> tuple[ChatModel, str]:
+    from vault_agent.llm.ollama import OllamaModel
+
+    model = OllamaModel.from_settings(settings)
+    return model, f"Ollama ({model.model}) at {model.host}"
+
+
+def _openai(settings: LlmSettings) -> tuple[ChatModel, str]:
+    from vault_agent.llm.openai_compat import OpenAICompatModel
+
+    model = OpenAICompatModel.from_settings(settings)
+    return model, f"the OpenAI-compatible server at {model.base_url} ({model.model})"
+
+
+#: Profile -> builds its model from the settings, and names it for the user ("Mistral
+#: (mistral-small-latest)").
+PROVIDERS: dict[str, Callable[[LlmSettings], tuple[ChatModel, str]]] = {
+    "mistral": _mistral,
+    "ollama": _ollama,
+    "openai": _openai,
 }
 
 
@@ -69,9 +71,8 @@ async def select_model(
     """
     profile = settings.profile
     if profile in PROVIDERS:
-        provider = PROVIDERS[profile]
-        model = provider.build(settings)
-        return model, f"Using {provider.describe(model)}: llm.profile is {profile}."
+        model, name = PROVIDERS[profile](settings)
+        return model, f"Using {name}: llm.profile is {profile}."
     if profile == "extractive":
         return extractive_factory(), (
             "Using extractive answers (no language model): llm.profile is extractive."
@@ -82,23 +83,26 @@ async def select_model(
 async def _auto(
     settings: LlmSettings, extractive_factory: Callable[[], F]
 ) -> tuple[ChatModel | F, str]:
-    if os.environ.get(API_KEY_ENV):
-        model = MistralModel.from_settings(settings)
-        return model, f"Using Mistral ({model.model}) because {API_KEY_ENV} is set."
+    if os.environ.get(MISTRAL_KEY_ENV):
+        model, name = _mistral(settings)
+        return model, f"Using {name} because {MISTRAL_KEY_ENV} is set."
+    from vault_agent.llm.ollama import DEFAULT_MODEL as OLLAMA_DEFAULT_MODEL
+    from vault_agent.llm.ollama import OllamaModel, resolve_host
+
     host = resolve_host(settings.base_url)
     wanted = settings.model or OLLAMA_DEFAULT_MODEL
     pulled = await ollama_models(host)
     if pulled is None:
-        why = f"no {API_KEY_ENV} is set and Ollama at {host} is not reachable"
+        why = f"no {MISTRAL_KEY_ENV} is set and Ollama at {host} is not reachable"
     elif not _has_model(pulled, wanted):
         why = (
-            f"no {API_KEY_ENV} is set and Ollama at {host} has no model '{wanted}' "
+            f"no {MISTRAL_KEY_ENV} is set and Ollama at {host} has no model '{wanted}' "
             f"(run `ollama pull {wanted}`)"
         )
     else:
         ollama = OllamaModel.from_settings(settings.model_copy(update={"base_url": host}))
         return ollama, (
-            f"Using Ollama ({ollama.model}) at {host} because no {API_KEY_ENV} is set "
+            f"Using Ollama ({ollama.model}) at {host} because no {MISTRAL_KEY_ENV} is set "
             "and Ollama answered."
         )
     return extractive_factory(), f"Using extractive answers (no language model): {why}."
@@ -106,6 +110,8 @@ async def _auto(
 
 async def ollama_models(host: str, timeout_s: float = PROBE_TIMEOUT_S) -> list[str] | None:
     """Names of the models pulled into the Ollama at ``host``, or None if it doesn't answer."""
+    import httpx  # 0.05-0.1 s to import: only `auto` probes (see the providers above)
+
     try:
         # asyncio.timeout bounds the whole probe; httpx's timeout is per connect/read.
         async with (

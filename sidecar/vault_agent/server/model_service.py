@@ -11,7 +11,8 @@ import contextlib
 from collections.abc import AsyncIterator, Callable
 
 from vault_agent.agent.extractive import ExtractiveAnswerer
-from vault_agent.config import LlmProfile, LlmSettings
+from vault_agent.choices import LlmProfile
+from vault_agent.config import LlmSettings
 from vault_agent.llm.errors import (
     ModelError,
 )

@@ -8,12 +8,14 @@ close with a `---` line) and for the typed fields the index needs (`tags`, `alia
 from __future__ import annotations
 
 import base64
+import functools
 import math
 import re
 from datetime import date, datetime, time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import yaml
+if TYPE_CHECKING:
+    import yaml
 
 #: Most values (aliases expanded) a properties block may hold: far more than any real note.
 MAX_VALUES = 100_000
@@ -64,8 +66,10 @@ def load_frontmatter(yaml_text: str) -> tuple[dict[str, Any], str | None]:
     Returns (data, error). On invalid YAML, data is empty and error says where and why, with
     the line counted in the note's file (line 1 is the opening `---`).
     """
+    import yaml  # see `_loader`
+
     try:
-        data = yaml.load(yaml_text, Loader=_Loader)  # a SafeLoader: no arbitrary objects
+        data = yaml.load(yaml_text, Loader=_loader())  # a SafeLoader: no arbitrary objects
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         where = f" at line {mark.line + 2}" if mark is not None else ""
@@ -194,19 +198,23 @@ def _jsonable(value: Any, budget: list[int]) -> Any:
     return value
 
 
-# libyaml's parser when present (10x faster on big vaults); same safe constructors either way.
-_BaseLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
-class _Loader(_BaseLoader):  # type: ignore[valid-type,misc]
+@functools.cache
+def _loader() -> type[yaml.SafeLoader]:
     """`yaml.safe_load` semantics, except an impossible date (`2026-02-30`) stays a string
-    instead of failing the whole block."""
+    instead of failing the whole block; libyaml's parser when present (10x faster on big
+    vaults), the same safe constructors either way. Made on first use: PyYAML takes 20-40 ms
+    to import, which a command that reads no note (a search of an unchanged vault) never
+    needs."""
+    import yaml
 
-    def construct_yaml_timestamp(self, node: yaml.Node) -> Any:
-        try:
-            return super().construct_yaml_timestamp(node)
-        except ValueError:
-            return self.construct_scalar(node)
+    base: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
+    class Loader(base):  # type: ignore[valid-type,misc]
+        def construct_yaml_timestamp(self, node: yaml.Node) -> Any:
+            try:
+                return super().construct_yaml_timestamp(node)
+            except ValueError:
+                return self.construct_scalar(node)
 
-_Loader.add_constructor("tag:yaml.org,2002:timestamp", _Loader.construct_yaml_timestamp)
+    Loader.add_constructor("tag:yaml.org,2002:timestamp", Loader.construct_yaml_timestamp)
+    return Loader

@@ -18,10 +18,11 @@ sourcePath)`, matching names case-insensitively as Obsidian does:
    unresolved; we resolve it because the writer plainly meant that note.
 7. Percent-encoded targets ("Other%20Note.md") are tried decoded when the raw form fails.
 
-Incremental: each link is resolved once, and a note's links are resolved again only when a file
-with the same name key as one of them (last segment, lower-case, `.md` dropped) or an alias
-equal to one of them appears or goes. So adding "Ideas.md" revisits just the notes with a link
-whose last segment is "ideas".
+Incremental: each link is resolved once, and a link is resolved again only when a file with
+its name key (last segment, lower-case, `.md` dropped) or an alias equal to it appears or goes.
+So adding "Ideas.md" revisits just the links whose last segment is "ideas", not the other
+links of their notes: a hub note with 600 links would otherwise resolve all 600 again as each
+of its targets is indexed.
 """
 
 from __future__ import annotations
@@ -29,8 +30,11 @@ from __future__ import annotations
 import posixpath
 import sys
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from urllib.parse import unquote
+
+Stale = dict[str, set[int] | None]
+"""Files whose links must be resolved again: all of them (None), or those at these indexes."""
 
 
 class LinkGraph:
@@ -51,9 +55,10 @@ class LinkGraph:
         self._by_path: dict[str, list[str]] = {}
         self._by_name: dict[str, list[str]] = {}  # name key -> files
         self._by_alias: dict[str, list[str]] = {}
-        # Which files to re-resolve when a name or alias appears or goes: name keys and alias
-        # keys share one map (a shared key only costs a needless re-resolution).
-        self._dependents: dict[str, set[str]] = {}
+        # Which links to re-resolve when a name or alias appears or goes: key -> file -> the
+        # indexes of its links with that key. Name keys and alias keys share one map (a shared
+        # key only costs a needless re-resolution).
+        self._dependents: dict[str, dict[str, list[int]]] = {}
         self._backrefs: dict[str, Counter[str]] = {}
         self._changed: set[str] = set()  # see take_changed()
 
@@ -67,9 +72,10 @@ class LinkGraph:
     def set_files(self, entries: Iterable[tuple[str, Sequence[str], Sequence[str]]]) -> None:
         """`set_file` for many (file, aliases, targets) at once, each link resolved once at
         the end rather than again as each new file arrives: for loading a whole vault."""
-        stale: set[str] = set()
+        stale: Stale = {}
         for file, aliases, targets in entries:
-            stale |= self._register(file, aliases, targets)
+            for source, indexes in self._register(file, aliases, targets).items():
+                _merge(stale, source, indexes)
         self._refresh(stale)
 
     def take_changed(self) -> set[str]:
@@ -77,15 +83,15 @@ class LinkGraph:
         changed, self._changed = self._changed, set()
         return changed
 
-    def _register(self, file: str, aliases: Sequence[str], targets: Sequence[str]) -> set[str]:
-        """Record a file, its aliases and targets; the files whose links must be resolved again."""
+    def _register(self, file: str, aliases: Sequence[str], targets: Sequence[str]) -> Stale:
+        """Record a file, its aliases and targets; the links that must be resolved again."""
         file = sys.intern(file)
         self._changed.add(file)
-        stale: set[str] = {file}
+        stale: Stale = {file: None}
         if file not in self._targets:
             _add(self._by_path, file.lower(), file)
             _add(self._by_name, _name_key(file), file)
-            stale |= self._dependents.get(_name_key(file), set())
+            self._mark(stale, _name_key(file))
         else:
             self._forget_links(file)
         old_aliases = set(self._aliases.get(file, ()))
@@ -95,15 +101,16 @@ class LinkGraph:
         for alias in new_aliases - old_aliases:
             _add(self._by_alias, alias, file)
         for alias in old_aliases ^ new_aliases:
-            stale |= self._dependents.get(alias, set())
+            self._mark(stale, alias)
         if new_aliases:
             self._aliases[file] = tuple(sorted(new_aliases))
         else:
             self._aliases.pop(file, None)
         self._targets[file] = tuple(sys.intern(target) for target in targets)
         self._resolved[file] = [None] * len(targets)
-        for key in _dependency_keys(self._targets[file]):
-            self._dependents.setdefault(key, set()).add(file)
+        for index, target in enumerate(self._targets[file]):
+            for key in _dependency_keys((target,)):
+                self._dependents.setdefault(key, {}).setdefault(file, []).append(index)
         return stale
 
     def remove_file(self, file: str) -> None:
@@ -118,9 +125,9 @@ class LinkGraph:
             _discard(self._by_alias, alias, file)
         del self._targets[file], self._resolved[file]
         self._changed.discard(file)
-        stale: set[str] = set()
+        stale: Stale = {}
         for key in (_name_key(file), *aliases):
-            stale |= self._dependents.get(key, set())
+            self._mark(stale, key)
         self._refresh(stale)
 
     # -- queries --------------------------------------------------------------------------
@@ -198,13 +205,20 @@ class LinkGraph:
                 return min(matches)
         return None
 
-    def _refresh(self, sources: Iterable[str]) -> None:
-        """Resolve every link of `sources` again and keep backlinks in step."""
-        for source in sources:
+    def _mark(self, stale: Stale, key: str) -> None:
+        """Add the links that depend on name or alias `key` to `stale`."""
+        for source, indexes in self._dependents.get(key, {}).items():
+            _merge(stale, source, set(indexes))
+
+    def _refresh(self, stale: Mapping[str, set[int] | None]) -> None:
+        """Resolve the stale links again and keep backlinks in step."""
+        for source, indexes in stale.items():
             resolved = self._resolved.get(source)
             if resolved is None:
                 continue
-            for index, target in enumerate(self._targets[source]):
+            targets = self._targets[source]
+            for index in range(len(targets)) if indexes is None else sorted(indexes):
+                target = targets[index]
                 new = self.resolve(target, source)
                 old = resolved[index]
                 if new == old:
@@ -220,7 +234,7 @@ class LinkGraph:
         for key in _dependency_keys(self._targets[file]):
             dependents = self._dependents.get(key)
             if dependents is not None:
-                dependents.discard(file)
+                dependents.pop(file, None)
                 if not dependents:
                     del self._dependents[key]
         for dest in self._resolved[file]:
@@ -235,6 +249,16 @@ class LinkGraph:
             del refs[source]
             if not refs:
                 del self._backrefs[target]
+
+
+def _merge(stale: Stale, source: str, indexes: set[int] | None) -> None:
+    """Add `source`'s links at `indexes` (all of them: None) to `stale`."""
+    if indexes is None:
+        stale[source] = None
+        return
+    current = stale.setdefault(source, set())
+    if current is not None:  # else all its links are stale already
+        current.update(indexes)
 
 
 def _add(index: dict[str, list[str]], key: str, file: str) -> None:

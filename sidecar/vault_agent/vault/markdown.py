@@ -8,16 +8,17 @@ fenced/indented code, inline code, math and HTML never yield tags or links. Obsi
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from types import SimpleNamespace
-from typing import Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 from urllib.parse import unquote
 
-from markdown_it import MarkdownIt, helpers
-from markdown_it.rules_inline import StateInline
-from markdown_it.token import Token
-from mdit_py_plugins.dollarmath import dollarmath_plugin
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+    from markdown_it.rules_inline import StateInline
+    from markdown_it.token import Token
 
 # Obsidian tag: '#' at the start or after whitespace, then letters/digits/_/-/'/'.
 _TAG = re.compile(r"(?<!\S)#([\w/-]+)")
@@ -67,13 +68,13 @@ def hide_hidden(body: str) -> str:
         return body
     # Comment markers inside code are text: find the code blocks first (block pass only, and
     # only when the body could hold one).
-    code_lines = _code_lines(_BLOCK_PARSER.parse(body)) if _MAYBE_CODE.search(body) else set()
+    code_lines = _code_lines(_parsers()[1].parse(body)) if _MAYBE_CODE.search(body) else set()
     return hide_comments(body, code_lines)
 
 
 def scan_markdown(body: str) -> MarkdownFacts:
     """Headings (top level only, with their line span), links and inline tags of `body`."""
-    tokens = _PARSER.parse(hide_hidden(body))
+    tokens = _parsers()[0].parse(hide_hidden(body))
     facts = MarkdownFacts()
     for index, token in enumerate(tokens):
         if token.type == "heading_open" and token.level == 0 and token.map:
@@ -285,6 +286,8 @@ def _accept(url: str) -> bool:
 def obsidian_syntax(parser: MarkdownIt) -> MarkdownIt:
     """`parser` reading links as Obsidian writes them: `[[wikilinks]]`, hrefs kept as written
     (we read them, never render them), link labels parsed in linear time."""
+    from markdown_it import helpers
+
     parser.inline.ruler.before("link", "wikilink", wikilink_rule)
     parser.helpers = SimpleNamespace(  # type: ignore[assignment]
         parseLinkLabel=link_label,
@@ -297,6 +300,9 @@ def obsidian_syntax(parser: MarkdownIt) -> MarkdownIt:
 
 
 def _make_parser() -> MarkdownIt:
+    from markdown_it import MarkdownIt
+    from mdit_py_plugins.dollarmath import dollarmath_plugin
+
     options: dict[str, Any] = {"html": True}
     parser = MarkdownIt("commonmark", options).enable(["table", "strikethrough"])
     # Keep escapes and entities as separate tokens so `\#word` never becomes a tag.
@@ -306,5 +312,8 @@ def _make_parser() -> MarkdownIt:
     return obsidian_syntax(parser)
 
 
-_PARSER = _make_parser()
-_BLOCK_PARSER = _make_parser().disable("inline")
+@functools.cache
+def _parsers() -> tuple[MarkdownIt, MarkdownIt]:
+    """The parser and its block pass alone, made on first use: markdown-it takes ~60 ms to
+    import, which a command that parses no note (a search of an unchanged vault) never needs."""
+    return _make_parser(), _make_parser().disable("inline")

@@ -17,42 +17,14 @@ import hashlib
 import re
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
-from pydantic import BaseModel, Field
 
+from vault_agent.vault.pdf_extract import NO_TEXT_LAYER, PdfExtract
 from vault_agent.vault.pdf_layout import Box, reading_regions
 from vault_agent.vault.pdf_text import repair_text
-
-#: Bump when extraction or repair changes: cached results of older versions are redone.
-EXTRACTOR_VERSION = 1
-NO_TEXT_LAYER = "no text layer (a scanned or image-only PDF; text recognition is not supported)"
-
-
-class PdfExtract(BaseModel):
-    """What extraction made of one PDF: the text of each page, or why there is none.
-
-    This is also the extract cache's entry, so it holds only what the bytes decide; limits
-    that come from settings are applied by the caller.
-    """
-
-    page_count: int = Field(default=0, ge=0)
-    pages: list[str] | None = Field(
-        default=None, description="Repaired text of each page; None when not extracted."
-    )
-    problem: str | None = Field(default=None, description="Why the text can't be indexed.")
-    problem_state: Literal["skipped", "failed"] = "failed"
-    timeout_s: float | None = Field(
-        default=None, description="Set when extraction was stopped after this many seconds."
-    )
-    created: str | None = Field(default=None, description="The PDF's CreationDate, ISO 8601.")
-
-    @property
-    def text_pages(self) -> list[int]:
-        """1-based numbers of the pages that have text."""
-        return [n for n, text in enumerate(self.pages or [], start=1) if text]
 
 
 def read_pdf(path: Path, max_pages: int) -> tuple[str, PdfExtract]:

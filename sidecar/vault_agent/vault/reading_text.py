@@ -11,22 +11,17 @@ tags left out. The chunk's `body` keeps the markdown: that is what answers quote
 
 from __future__ import annotations
 
+import functools
 import re
 from html.parser import HTMLParser
-
-from markdown_it import MarkdownIt
-from markdown_it.token import Token
+from typing import TYPE_CHECKING
 
 from vault_agent.vault.markdown import hide_hidden, obsidian_syntax, parse_wikilink
 
-# Only what changes which words show: links, images, HTML, code (its text is kept as is).
-# Lists, tables, quotes and headings need no parsing to read their words.
-_PARSER = obsidian_syntax(
-    MarkdownIt("zero", {"html": True}).enable(
-        ["heading", "table", "link", "image", "html_inline", "html_block", "autolink",
-         "backticks", "fence", "code", "escape", "entity"]
-    )
-)  # fmt: skip
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+    from markdown_it.token import Token
+
 #: Text with none of these is plain already: no parse needed.
 _MARKUP = re.compile(r"[\[<`&\\#|]|%%|://|www\.")
 _URL = re.compile(r"\b(?:[a-z][a-z0-9+.-]*://|www\.)\S+", re.IGNORECASE)
@@ -39,7 +34,7 @@ def reading_text(markdown: str) -> str:
         return _lines([markdown])
     lines: list[str] = []
     current: list[str] = []
-    for token in _PARSER.parse(hide_hidden(markdown)):
+    for token in _parser().parse(hide_hidden(markdown)):
         kind = token.type
         if kind == "inline":
             current.append(_inline_text(token.children or []))
@@ -108,3 +103,18 @@ class _TextOfHtml(HTMLParser):
     def handle_data(self, data: str) -> None:
         if not self._hidden:
             self.parts.append(_URL.sub(" ", data))
+
+
+@functools.cache
+def _parser() -> MarkdownIt:
+    """Only what changes which words show: links, images, HTML, code (its text is kept as is);
+    lists, tables, quotes and headings need no parsing to read their words. Made on first use
+    (see markdown.py's parsers)."""
+    from markdown_it import MarkdownIt
+
+    return obsidian_syntax(
+        MarkdownIt("zero", {"html": True}).enable(
+            ["heading", "table", "link", "image", "html_inline", "html_block", "autolink",
+             "backticks", "fence", "code", "escape", "entity"]
+        )
+    )  # fmt: skip

@@ -14,8 +14,13 @@ import copy
 import threading
 from collections.abc import Collection
 from functools import cache
+from pathlib import Path
 
-from py3langid.langid import MODEL_FILE, LanguageIdentifier  # type: ignore[import-untyped]
+import platformdirs
+from py3langid.langid import LanguageIdentifier  # type: ignore[import-untyped]
+
+from vault_agent.config import APP_NAME
+from vault_agent.index.embed.langid_model import load_identifier
 
 #: The languages a query may be in: those the multilingual encoder reads.
 QUERY_LANGUAGES = frozenset(
@@ -43,7 +48,7 @@ def query_language(query: str, vault_languages: Collection[str] = ()) -> str | N
 
 @cache
 def _full() -> LanguageIdentifier:
-    return LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
+    return load_identifier(Path(platformdirs.user_cache_dir(APP_NAME)) / "models")
 
 
 @cache

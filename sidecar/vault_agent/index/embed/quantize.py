@@ -17,7 +17,9 @@ every x86-64 CPU (tests/test_embedder.py checks the products against numpy).
 
 The result goes to the user cache dir under a name derived from the source file's hash and
 `RECIPE`, so an upgraded package or recipe builds a new file, and the build is atomic
-(temporary file, then rename): concurrent processes never load a half-written model.
+(temporary file, then rename): concurrent processes never load a half-written model. onnx and
+onnxruntime.quantization (0.1-0.3 s to import) are imported only to build it: every later
+start just finds the file.
 """
 
 from __future__ import annotations
@@ -27,13 +29,14 @@ import logging
 import os
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import onnx
-from onnx import numpy_helper
-from onnxruntime.quantization import QuantType, quantize_dynamic  # type: ignore[import-untyped]
 
 from vault_agent.private_files import private_dir
+
+if TYPE_CHECKING:
+    import onnx
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +54,12 @@ def dynamic_int8_model(source: Path, cache_dir: Path) -> Path:
         return target
     private_dir(cache_dir)
     log.info("deriving the dynamic int8 embedding model (once): %s", target)
+    import onnx  # only here: see the module docstring
+    from onnxruntime.quantization import (  # type: ignore[import-untyped]
+        QuantType,
+        quantize_dynamic,
+    )
+
     model = onnx.load(str(source))
     fold_weight_dequantization(model)
     handle, temporary_name = tempfile.mkstemp(dir=cache_dir, prefix=".model-", suffix=".onnx")
@@ -70,6 +79,8 @@ def fold_weight_dequantization(model: onnx.ModelProto) -> int:
     """Replace each `Cast(w_q) -> Mul(scale)` on an int8 initializer by the fp32 product.
 
     Returns how many weights were folded; the graph is changed in place."""
+    from onnx import numpy_helper  # only when building: see the module docstring
+
     graph = model.graph
     initializers = {tensor.name: tensor for tensor in graph.initializer}
     cast_sources: dict[str, str] = {}  # Cast output -> int8 initializer it reads

@@ -21,7 +21,7 @@ from pathlib import Path
 from pydantic import BaseModel, ValidationError
 
 from vault_agent.private_files import private_dir, write_private
-from vault_agent.vault.pdf import EXTRACTOR_VERSION, PdfExtract
+from vault_agent.vault.pdf_extract import EXTRACTOR_VERSION, PdfExtract
 
 _SUFFIX = ".json.gz"
 

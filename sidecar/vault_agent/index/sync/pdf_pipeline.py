@@ -21,7 +21,7 @@ from vault_agent.index.sync.extract_cache import ExtractCache
 from vault_agent.index.sync.pdf_workers import PdfJob, PdfResult, PdfWorkerPool
 from vault_agent.vault.files import VaultFile
 from vault_agent.vault.notes import Note
-from vault_agent.vault.pdf import PdfExtract
+from vault_agent.vault.pdf_extract import PdfExtract
 from vault_agent.vault.pdf_note import pdf_note
 
 

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import IO, Any
 
 import vault_agent
-from vault_agent.vault.pdf import PdfExtract, read_pdf
+from vault_agent.vault.pdf_extract import PdfExtract
 
 #: How long a worker gets to exit after its input is closed, before it is killed.
 EXIT_GRACE_S = 2.0
@@ -277,6 +277,8 @@ def _unreadable(job: PdfJob, reason: str, seconds: float) -> PdfResult:
 
 
 def _run_inline(job: PdfJob) -> PdfResult:
+    from vault_agent.vault.pdf import read_pdf  # PDFium loads only where PDFs are read
+
     started = time.monotonic()
     try:
         content_hash, extract = read_pdf(job.path, job.max_pages)
@@ -287,6 +289,10 @@ def _run_inline(job: PdfJob) -> PdfResult:
 
 def worker_main() -> None:
     """The worker process: read jobs from stdin, write results to stdout, until EOF."""
+    # PDFium is imported here, in the worker, and never by the indexer's process that runs
+    # the pool (0.1 s of every CLI start).
+    from vault_agent.vault.pdf import read_pdf
+
     # The protocol owns the real stdout; anything else printing to fd 1 (a C library's
     # diagnostics) goes to stderr instead of corrupting it.
     protocol = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
