@@ -23,13 +23,16 @@ from vault_agent.llm.tool_text import parse_tool_arguments
 
 
 @dataclass
-class _Partial:
+class PartialCall:
+    """One tool call as its deltas arrive: the argument text in pieces, or a whole object."""
+
     id: str | None = None
     name: str = ""
     pieces: list[str] = field(default_factory=list)
     whole: Any = None
 
     def finish(self) -> ToolCall:
+        """The call, its arguments parsed (a parse error is kept, for the model to fix)."""
         raw = self.whole if self.whole is not None else "".join(self.pieces)
         arguments, error = parse_tool_arguments(raw)
         return ToolCall(
@@ -44,8 +47,8 @@ class CallMerger:
     """Tool-call deltas in, whole calls out, in the order they started."""
 
     def __init__(self) -> None:
-        self._calls: list[_Partial] = []
-        self._by_index: dict[int, _Partial] = {}
+        self._calls: list[PartialCall] = []
+        self._by_index: dict[int, PartialCall] = {}
 
     def __bool__(self) -> bool:
         return bool(self._calls)
@@ -58,10 +61,10 @@ class CallMerger:
         if isinstance(index, int):
             call = self._by_index.get(index)
             if call is None:
-                call = self._by_index[index] = _Partial()
+                call = self._by_index[index] = PartialCall()
                 self._calls.append(call)
         elif not self._calls or (call_id and all(c.id != call_id for c in self._calls)):
-            call = _Partial()
+            call = PartialCall()
             self._calls.append(call)
         else:
             call = self._calls[-1]

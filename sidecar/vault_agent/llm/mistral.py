@@ -21,7 +21,7 @@ import httpx2
 from mistralai.client import Mistral, errors, models
 
 from vault_agent.config import LlmSettings
-from vault_agent.llm.completion import check_finish, events_from_completion
+from vault_agent.llm.completion import PartialCall, check_finish, events_from_completion
 from vault_agent.llm.environment import MISTRAL_KEY_ENV
 from vault_agent.llm.errors import (
     ModelError,
@@ -34,10 +34,8 @@ from vault_agent.llm.errors import (
 )
 from vault_agent.llm.messages import (
     Message,
-    ToolCall,
     ToolSpec,
     Usage,
-    new_tool_call_id,
 )
 from vault_agent.llm.model import (
     ChatEvent,
@@ -49,9 +47,6 @@ from vault_agent.llm.model import (
 from vault_agent.llm.stream import (
     RetryPolicy,
     run_stream,
-)
-from vault_agent.llm.tool_text import (
-    parse_tool_arguments,
 )
 
 DEFAULT_MODEL = "mistral-medium-latest"
@@ -164,7 +159,7 @@ async def _events(
     stream: AsyncIterator[models.CompletionEvent], who: str
 ) -> AsyncIterator[ChatEvent]:
     """SDK completion events to ours; no :class:`Finished` if the stream just stops."""
-    calls: dict[str, _Partial] = {}
+    calls: dict[str, PartialCall] = {}
     usage = Usage()
     reason: str | None = None
     async for event in stream:
@@ -192,36 +187,18 @@ async def _events(
     yield Finished(usage, finish_reason(reason))
 
 
-class _Partial:
-    def __init__(self, call_id: str | None, name: str) -> None:
-        self.id = call_id
-        self.name = name
-        self.parts: list[str] = []
-        self.object: dict[str, Any] | None = None
-
-    def finish(self) -> ToolCall:
-        raw = self.object if self.object is not None else "".join(self.parts)
-        arguments, error = parse_tool_arguments(raw)
-        return ToolCall(
-            id=self.id or new_tool_call_id(),
-            name=self.name,
-            arguments=arguments,
-            arguments_error=error,
-        )
-
-
-def _merge(calls: dict[str, _Partial], piece: models.ToolCall) -> None:
+def _merge(calls: dict[str, PartialCall], piece: models.ToolCall) -> None:
     # The SDK fills a missing id with the string "null" and a missing index with 0.
     call_id = piece.id if piece.id and piece.id != "null" else None
     key = call_id or f"#{piece.index or 0}"
     partial = calls.get(key)
     if partial is None:
-        partial = calls[key] = _Partial(call_id, piece.function.name)
+        partial = calls[key] = PartialCall(id=call_id, name=piece.function.name)
     arguments = piece.function.arguments
     if isinstance(arguments, str):
-        partial.parts.append(arguments)
+        partial.pieces.append(arguments)
     else:
-        partial.object = dict(arguments)
+        partial.whole = dict(arguments)
 
 
 def _text(content: object) -> str:
