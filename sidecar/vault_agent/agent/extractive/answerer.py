@@ -158,6 +158,8 @@ def _scored(plan: SearchPlan, passages: list[Passage], context: ToolsContext) ->
     # Versions and identifiers ("1.13.0", `app.vault`) name exactly one thing.
     exact = [terms for name, terms in named_terms.items() if terms and _EXACT.search(name)]
     candidates: list[_Candidate] = []
+    # Units of one section share its note title and heading: their terms are read once.
+    place_terms: dict[tuple[str, str], set[str]] = {}
     for rank, passage in enumerate(passages):
         chunk = passage.chunk
         for unit in split_units(chunk.body, chunk.heading):
@@ -166,7 +168,10 @@ def _scored(plan: SearchPlan, passages: list[Passage], context: ToolsContext) ->
             terms = set(analyzer.terms(unit.text))
             if shown and terms and len(terms & shown) >= SHOWN_SHARE * min(len(terms), len(shown)):
                 continue  # the selected text itself (or holding it): the user has it already
-            context_terms = terms | set(analyzer.terms(f"{chunk.title} {unit.heading}"))
+            place = (chunk.title, unit.heading)
+            if place not in place_terms:
+                place_terms[place] = set(analyzer.terms(f"{chunk.title} {unit.heading}"))
+            context_terms = terms | place_terms[place]
             shared = len(wanted & context_terms) / math.sqrt(len(wanted) or 1)
             # The names the question asks about (a version, an identifier) must be where the
             # quote is: a sentence about v1.7 does not answer a question about v1.13.0.
