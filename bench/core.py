@@ -22,8 +22,8 @@ from bench.common import percentile
 from vault_agent.config import Settings
 from vault_agent.index.store.protocol import SearchFilter
 from vault_agent.index.vault_index import VaultIndex
-from vault_agent.vault.chunker import chunk_note
-from vault_agent.vault.files import is_note, scan_vault
+from vault_agent.vault.chunker import ChunkSizes, chunk_note
+from vault_agent.vault.files import is_note, is_pdf, scan_vault
 from vault_agent.vault.notes import NoteError, parse_note
 
 REPO = Path(__file__).resolve().parents[1]
@@ -60,7 +60,7 @@ def run(vault: Path, repeats: int) -> dict[str, float]:
         with VaultIndex(settings) as vault_index:
             # The raw embedder runs before and after the full index, and the faster of the two
             # counts: the comparison then doesn't hinge on what else the machine did meanwhile.
-            texts = _chunk_texts(vault)
+            texts = chunk_texts(vault)
             raw_seconds = [_time_embedding(vault_index, texts)]
             started = time.perf_counter()
             report = vault_index.indexer.sync()
@@ -108,16 +108,18 @@ def _time_embedding(vault_index: VaultIndex, texts: list[str]) -> float:
     return time.perf_counter() - started
 
 
-def _chunk_texts(vault: Path) -> list[str]:
-    texts = []
+def chunk_texts(vault: Path, sizes: ChunkSizes | None = None) -> list[str]:
+    """The embedded text of every chunk of the vault's markdown notes, cut to `sizes` (PDFs
+    are left out: their text is extracted page by page, not parsed as a note)."""
+    texts: list[str] = []
     for vault_file in scan_vault(vault):
-        if not is_note(vault_file.file):
+        if not is_note(vault_file.file) or is_pdf(vault_file.file):
             continue
         try:
             note = parse_note(vault_file.file, (vault / vault_file.file).read_bytes())
         except NoteError:
             continue
-        texts.extend(chunk.embed_text for chunk in chunk_note(note))
+        texts.extend(chunk.embed_text for chunk in chunk_note(note, sizes))
     return texts
 
 

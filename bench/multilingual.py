@@ -21,13 +21,11 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from bench.core import chunk_texts
 from vault_agent.config import IndexSettings, Settings
 from vault_agent.index.embed.choose import Family, detect, models_for
-from vault_agent.index.embed.minilm import Embedder
 from vault_agent.index.vault_index import VaultIndex
-from vault_agent.vault.chunker import ChunkSizes, chunk_note
-from vault_agent.vault.files import is_note, scan_vault
-from vault_agent.vault.notes import NoteError, parse_note
+from vault_agent.vault.chunker import ChunkSizes
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_VAULT = REPO.parent / "shared" / "data" / "vaults" / "obsidian-help-de"
@@ -44,7 +42,10 @@ def run(vault: Path) -> dict[str, float]:
         for family in FAMILIES
     }
     embedders = {family: model.embedder for family, model in models.items()}
-    texts = _chunk_texts(vault, embedders["multilingual"])
+    # The chunks as the multilingual index cuts them (by its own token estimate).
+    multilingual = embedders["multilingual"]
+    sizes = ChunkSizes(max_size=multilingual.max_tokens, measure=multilingual.count_tokens)
+    texts = chunk_texts(vault, sizes)
     results: dict[str, float] = {"chunks_compared": len(texts)}
     best = dict.fromkeys(FAMILIES, float("inf"))
     for _ in range(2):
@@ -68,20 +69,6 @@ def run(vault: Path) -> dict[str, float]:
     # Peak resident memory of this process, both models loaded (Linux reports KiB).
     results["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     return results
-
-
-def _chunk_texts(vault: Path, embedder: Embedder) -> list[str]:
-    sizes = ChunkSizes(max_size=embedder.max_tokens, measure=embedder.count_tokens)
-    texts: list[str] = []
-    for vault_file in scan_vault(vault):
-        if not is_note(vault_file.file) or not vault_file.file.endswith(".md"):
-            continue
-        try:
-            note = parse_note(vault_file.file, (vault / vault_file.file).read_bytes())
-        except NoteError:
-            continue
-        texts.extend(chunk.embed_text for chunk in chunk_note(note, sizes))
-    return texts
 
 
 def print_table(vault: Path, results: dict[str, float]) -> None:
