@@ -45,14 +45,13 @@ from vault_agent.index.store.protocol import (
     INTEGER_FIELDS,
     KEYWORD_FIELDS,
     SPARSE_VECTOR,
-    ChunkPayload,
     EmbeddedChunk,
     SparseVector,
     StoredHit,
     VectorQuery,
     dense_vector_name,
 )
-from vault_agent.index.store.qdrant import QdrantStore
+from vault_agent.index.store.qdrant import QdrantStore, stored_hits
 from vault_agent.private_files import private_dir, tighten_tree
 
 if TYPE_CHECKING:
@@ -119,15 +118,7 @@ class EdgeStore(QdrantStore[Filter]):
             for query in queries
         ]
         found = self._live().query_batch(QueryBatchRequest(requests))
-        return [
-            [
-                StoredHit(
-                    id=str(p.id), score=p.score, payload=ChunkPayload.model_validate(p.payload)
-                )
-                for p in points
-            ]
-            for points in found
-        ]
+        return stored_hits(((p.id, p.score, p.payload) for p in points) for points in found)
 
     def _scroll_page(
         self, flt: Filter | None, keys: list[str] | None, limit: int, offset: Any

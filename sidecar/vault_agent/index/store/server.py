@@ -33,14 +33,13 @@ from vault_agent.index.store.protocol import (
     INTEGER_FIELDS,
     KEYWORD_FIELDS,
     SPARSE_VECTOR,
-    ChunkPayload,
     EmbeddedChunk,
     SparseVector,
     StoredHit,
     VectorQuery,
     dense_vector_name,
 )
-from vault_agent.index.store.qdrant import QdrantStore
+from vault_agent.index.store.qdrant import QdrantStore, stored_hits
 
 log = logging.getLogger(__name__)
 
@@ -184,15 +183,9 @@ class ServerStore(QdrantStore[m.Filter]):
         ]
         with self._requests():
             responses = self.client.query_batch_points(self.collection, requests)
-        return [
-            [
-                StoredHit(
-                    id=str(p.id), score=p.score, payload=ChunkPayload.model_validate(p.payload)
-                )
-                for p in response.points
-            ]
-            for response in responses
-        ]
+        return stored_hits(
+            ((p.id, p.score, p.payload) for p in response.points) for response in responses
+        )
 
     def _scroll_page(
         self, flt: m.Filter | None, keys: list[str] | None, limit: int, offset: Any
