@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from vault_agent.index.embed.bm25 import Bm25Encoder
+from vault_agent.index.embed.bm25 import WEAK_TERM, Bm25Encoder
 from vault_agent.index.embed.terms import Analyzer, term_id
 
 
@@ -61,7 +61,7 @@ def test_cjk_text_becomes_character_pairs() -> None:
 def test_symbols_and_emoji_are_terms(english: Analyzer) -> None:
     terms = english.terms("- [ ] Call the bank 📅 2025-06-19 🔺 ⏩")
     assert {"📅", "🔺", "⏩"} <= set(terms)
-    assert english.terms("what does 🔺 mean", query=True) == ["🔺"]
+    assert english.terms("what does 🔺 mean", query=True) == ["🔺", "mean"]
 
 
 def test_thai_and_lao_runs_become_dictionary_words() -> None:
@@ -81,3 +81,15 @@ def test_query_and_document_vectors_share_their_terms() -> None:
     assert set(query.indices) <= set(document.indices)
     assert term_id("2.3.1") in query.indices
     assert query.values == [1.0] * len(query.indices)
+
+
+def test_function_words_are_dropped_and_generic_words_kept_but_weak(english: Analyzer) -> None:
+    terms = english.terms("When was the very first release, and what date did I buy it?")
+    assert {"first", "date", "buy", "releas"} <= set(terms)  # people search by these
+    assert not {"when", "was", "the", "and", "what", "did"} & set(terms)
+    assert english.is_weak("first") and english.is_weak("get")
+    assert not english.is_weak("releas")
+    query = Bm25Encoder().embed_query("How do I get the first release?")
+    weights = dict(zip(query.indices, query.values, strict=True))
+    assert weights[term_id("releas")] == 1.0
+    assert weights[term_id("get")] == weights[term_id("first")] == WEAK_TERM < 1.0

@@ -33,7 +33,10 @@ from vault_agent.evaluation.questions import (
 from vault_agent.evaluation.run import EvalInputError, EvalOptions, eval_options, run_eval
 from vault_agent.index.embed.bm25 import Bm25Encoder
 from vault_agent.index.embed.minilm import MiniLmEmbedder, Vector
-from vault_agent.index.search.hints import query_hints
+from vault_agent.index.embed.terms import Analyzer, term_id
+from vault_agent.index.search.confidence import missing_names
+from vault_agent.index.search.hints import date_words, query_hints
+from vault_agent.index.search.titles import PHRASE_BOOST, WORD_BOOST, TitleMatcher
 from vault_agent.index.store.protocol import ChunkPayload
 from vault_agent.index.vault_index import VaultIndex
 from vault_agent.vault.chunker import approximate_tokens
@@ -199,6 +202,39 @@ def test_hint_matches_daily_date_title_date_and_nested_tag() -> None:
     assert not query_hints("5 November 2025").matches(payload(date="2026-11-05"))
     assert query_hints("#food").matches(payload(tags=["food", "food/bread"]))
     assert not query_hints("#bread").matches(payload(tags=["food", "food/bread"]))
+
+
+def test_a_query_names_a_title_by_its_terms_in_order() -> None:
+    def payload(title: str, aliases: tuple[str, ...] = ()) -> ChunkPayload:
+        base = {"file": f"{title}.md", "title": title, "chunk_index": 0, "chunk_count": 1}
+        return ChunkPayload.model_validate(
+            base | {"body": "", "content_hash": "h", "aliases": list(aliases)}
+        )
+
+    english = TitleMatcher(Analyzer("en"))
+    query = Analyzer("en").terms("With the Things theme, which character is 'fire'?", query=True)
+    assert english.boost(query, payload("Things Theme")) == PHRASE_BOOST
+    assert english.boost(query, payload("Theme - ITS Theme")) == 1.0  # "theme theme"
+    assert english.boost(query, payload("Theme Things")) == 1.0  # order matters
+    assert english.boost(query, payload("Minimal Theme")) == 1.0
+    assert english.boost(query, payload("Themes")) == WORD_BOOST  # one term, stemmed
+    assert english.boost(query, payload("Checkbox styles")) == 1.0
+    assert english.boost(query, payload("x", aliases=("things themes",))) == PHRASE_BOOST
+    german = TitleMatcher(Analyzer("de"))
+    frage = Analyzer("de").terms("Wie nutze ich die täglichen Notizen?", query=True)
+    assert german.boost(frage, payload("Tägliche Notizen")) == PHRASE_BOOST  # inflected
+    chinese = TitleMatcher(Analyzer("zh"))
+    wen = Analyzer("zh").terms("如何使用每日笔记插件?", query=True)
+    assert chinese.boost(wen, payload("每日笔记")) == PHRASE_BOOST
+
+
+def test_a_date_in_the_question_is_not_a_missing_name() -> None:
+    english = Analyzer("en")
+    query = "Who did I meet on 12 September 2023 at Tidepool?"
+    absent = frozenset(term_id(term) for term in english.terms(query, query=True))
+    # Every term absent from the vault: only the name counts as missing, not the month.
+    assert missing_names(query, absent, english) == ("Tidepool",)
+    assert date_words(query) == {"12", "September", "2023"}
 
 
 # -- boosts on the example vault ----------------------------------------------------------------

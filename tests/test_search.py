@@ -173,3 +173,34 @@ def test_cli_reports_a_missing_vault_clearly(tmp_path: Path) -> None:
     )
     assert result.returncode != 0
     assert "Traceback" not in result.stderr
+
+
+#: Notes alike in words; only one is the note a question names by its title.
+THEME_NOTES = {
+    "Minimal Theme": "The Minimal theme styles checkboxes. Put `!` inside the checkbox for "
+    "important, `?` for a question, `*` for a star.",
+    "ITS Theme": "The ITS theme offers many checkbox characters: `f` inside the checkbox marks "
+    "fire, `b` a bookmark, `i` information.",
+    "Things Theme": "Alternative checkboxes: `>` forwarded, `<` scheduling, `!` important, `f` "
+    "is fire in this set, `k` key.",
+    "Styling checkboxes": "Which character goes inside the checkbox decides the status and its "
+    "icon. A fire status, a star status, a question status: each theme picks its own "
+    "characters for checkbox statuses.",
+}
+
+
+def test_a_question_naming_a_note_by_its_title_ranks_it_first(
+    tmp_path: Path, embedder: MiniLmEmbedder, sparse: Bm25Encoder
+) -> None:
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    for name, body in THEME_NOTES.items():
+        (vault / f"{name}.md").write_text(f"# {name}\n\n{body}\n", encoding="utf-8")
+    settings = Settings(vault=vault, data_dir=tmp_path / "data")
+    query = "With the Things theme, which character inside the checkbox gives the fire status?"
+    with VaultIndex(settings, embedder=embedder, sparse=sparse) as index:
+        index.indexer.sync()
+        assert files(index.searcher.search(query, limit=4))[0] == "Things Theme.md"
+        # Without the title match the note that talks most like the question wins.
+        unnamed = index.searcher.with_options(titles=False)
+        assert files(unnamed.search(query, limit=4))[0] == "Styling checkboxes.md"

@@ -3,7 +3,8 @@
 `dense`, `sparse` (BM25) and `hybrid` are exactly what users get from `Searcher`. The extra
 modes switch one lever off, so that lever can be re-measured in one run: `hybrid-rrf` fuses
 with reciprocal rank fusion (k=60) instead of the shipped fusion; `hybrid-plain` has no
-neighbourhood or date/tag boosts; `hybrid-no-rare` gives rare query terms no bonus.
+neighbourhood or date/tag boosts; `hybrid-no-rare` gives rare query terms no bonus;
+`hybrid-no-titles` no boost to notes whose title the query names.
 """
 
 from __future__ import annotations
@@ -12,7 +13,9 @@ from typing import Literal, get_args
 
 from vault_agent.index.search.searcher import Searcher, SearchMode
 
-EvalMode = Literal["dense", "sparse", "hybrid", "hybrid-rrf", "hybrid-plain", "hybrid-no-rare"]
+EvalMode = Literal[
+    "dense", "sparse", "hybrid", "hybrid-rrf", "hybrid-plain", "hybrid-no-rare", "hybrid-no-titles"
+]
 ALL_MODES: tuple[EvalMode, ...] = get_args(EvalMode)
 DEFAULT_MODES: tuple[EvalMode, ...] = ("dense", "sparse", "hybrid")
 
@@ -21,6 +24,7 @@ _LEVERS: dict[EvalMode, dict[str, object]] = {
     "hybrid-rrf": {"fusion": "rrf"},
     "hybrid-plain": {"boosts": False},
     "hybrid-no-rare": {"rare_terms": False},
+    "hybrid-no-titles": {"titles": False},
 }
 
 

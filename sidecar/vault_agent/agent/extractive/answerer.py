@@ -148,7 +148,7 @@ def answer(plan: SearchPlan, context: ToolsContext) -> Answer:
 def _scored(plan: SearchPlan, passages: list[Passage], context: ToolsContext) -> list[Quote]:
     """Every unit of the passages, the promising ones scored by meaning too."""
     analyzer: Analyzer = context.searcher.sparse.analyzer
-    wanted = set(analyzer.terms(" ".join(plan.queries), query=True))
+    wanted = set(analyzer.subject_terms(" ".join(plan.queries), query=True))
     shown = set(analyzer.terms(plan.selection)) if plan.selection else set()
     named_terms = {
         name: set(analyzer.terms(name, query=True))

@@ -87,7 +87,7 @@ def plan(request: AgentRequest, active_file: str, analyzer: Analyzer) -> SearchP
     earlier = _last_user_turn(request)
     if selection:
         parts.insert(0, selection)
-    elif earlier and len(set(analyzer.terms(question, query=True))) <= FOLLOW_UP_TERMS:
+    elif earlier and len(set(analyzer.subject_terms(question, query=True))) <= FOLLOW_UP_TERMS:
         parts.insert(0, earlier)
     near = {active_file} if active_file else set()
     near |= {neighbour.path for neighbour in request.neighbourhood}

@@ -20,8 +20,11 @@ from vault_agent.index.store.protocol import SparseVector
 K1 = 1.2
 B = 0.75
 AVG_LEN = 256.0
+#: A generic word's weight in a query ("how do I get a list of ..."): questions are full of
+#: them, and at full weight they rank notes that share the question's phrasing, not its subject.
+WEAK_TERM = 0.3
 #: Bump when the terms change: stored chunks record it, and another version is re-indexed.
-VERSION = 2
+VERSION = 3
 
 
 class Bm25Encoder:
@@ -48,9 +51,14 @@ class Bm25Encoder:
         return [self._document(text) for text in texts]
 
     def embed_query(self, text: str) -> SparseVector:
-        """Query terms, each weighted 1 (Qdrant's IDF modifier supplies the rest)."""
-        indices = sorted({term_id(term) for term in self.analyzer.terms(text, query=True)})
-        return SparseVector(indices=indices, values=[1.0] * len(indices))
+        """Query terms, each weighted 1, a generic word's `WEAK_TERM` (Qdrant's IDF modifier
+        supplies the rest)."""
+        weights: dict[int, float] = {}
+        for term in self.analyzer.terms(text, query=True):
+            weight = WEAK_TERM if self.analyzer.is_weak(term) else 1.0
+            weights[term_id(term)] = max(weight, weights.get(term_id(term), 0.0))
+        indices = sorted(weights)
+        return SparseVector(indices=indices, values=[weights[i] for i in indices])
 
     def _document(self, text: str) -> SparseVector:
         terms = self.analyzer.terms(text)

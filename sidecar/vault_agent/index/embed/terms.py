@@ -8,7 +8,8 @@ a note. It keeps what a plain word splitter loses:
 - identifiers as one exact term (`registerMarkdownPostProcessor`, `app.vault.getFiles`,
   `cssclasses`, `snake_case`, `#nested/tag`) and also as their stemmed parts ("register",
   "markdown", "post", "processor"), so both the name and its words match;
-- words lower-cased, stop words dropped and Snowball-stemmed in the vault's language;
+- words lower-cased, stop words (function words only) dropped and Snowball-stemmed in the
+  vault's language;
 - Chinese, Japanese and Korean runs as overlapping character pairs (and a lone character as
   itself): those scripts write no spaces, and pairs match words without a dictionary (on the
   translated help vaults pairs beat ICU's dictionary words for zh and ja);
@@ -31,6 +32,7 @@ from icu4py.breakers import WordBreaker
 from icu4py.locale import Locale
 from py_rust_stemmers import SnowballStemmer  # type: ignore[import-untyped]
 from stop_words import get_stop_words
+from stopwords import LanguageNotAvailable, get_stopwords
 
 #: Languages with a Snowball stemmer (and stop words); other languages are only lower-cased.
 STEMMED_LANGUAGES = {
@@ -70,6 +72,16 @@ class Analyzer:
         name = STEMMED_LANGUAGES.get(language)
         self._stemmer = SnowballStemmer(name) if name else None
         self._stop_words = _stop_words(language)
+        self._weak_words = _weak_words(language)
+
+    def is_weak(self, term: str) -> bool:
+        """True for a term of a generic word ("get", "list", "first", "show"): kept, since
+        people do search by it, but a query weighs it less than the words it is about."""
+        return term in self._weak_words
+
+    def subject_terms(self, text: str, *, query: bool = False) -> list[str]:
+        """The terms of `text` without generic words: what it is about."""
+        return [term for term in self.terms(text, query=query) if term not in self._weak_words]
 
     def terms(self, text: str, *, query: bool = False) -> list[str]:
         """The terms of `text`, in order (a query's are the same, without version prefixes)."""
@@ -123,8 +135,25 @@ def _pairs(run: str) -> Iterator[str]:
 
 
 @cache
-def _stop_words(language: str) -> frozenset[str]:
+def _weak_words(language: str) -> frozenset[str]:
+    """The stems of the long generic-word list (`stop-words`, 1,300 words in English), the
+    function words excepted (those are dropped)."""
     try:
-        return frozenset(get_stop_words(language))
+        words = set(get_stop_words(language)) - _stop_words(language)
     except Exception:  # the package has no list for this language
+        return frozenset()
+    name = STEMMED_LANGUAGES.get(language)
+    stemmer = SnowballStemmer(name) if name else None
+    return frozenset(stemmer.stem_word(w) if stemmer else w for w in words)
+
+
+@cache
+def _stop_words(language: str) -> frozenset[str]:
+    # Short lists of function words (English: Snowball's 175). A long list drops words people
+    # search by: the 1,300-word list used before held "first", "date", "buy", "fix", "things"
+    # and "computer", so "the very first release" searched for "release" alone. Its other
+    # words are kept as weak terms (`_weak_words`); a stop word is one never worth matching.
+    try:
+        return frozenset(get_stopwords(language))
+    except LanguageNotAvailable:
         return frozenset()

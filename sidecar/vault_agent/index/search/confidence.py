@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from vault_agent.index.embed.names import names_in
 from vault_agent.index.embed.terms import Analyzer, term_id
+from vault_agent.index.search.hints import date_words
 
 #: Below this top-chunk cosine, retrieval reports low confidence.
 LOW_CONFIDENCE_COSINE = 0.40
@@ -53,7 +54,10 @@ def missing_names(
     if not absent:
         return ()
     missing = []
+    dates = date_words(query)
     for name in names_in(query, language or analyzer.language):
+        if name in dates:
+            continue
         terms = analyzer.terms(name, query=True)
         # The whole identifier (its first term) or a one-word name missing: the vault never
         # writes it. Parts of an identifier may exist elsewhere ("vault", "watch").

@@ -69,6 +69,17 @@ def query_hints(query: str) -> QueryHints:
     return QueryHints(tags=tags, dates=dates)
 
 
+def date_words(query: str) -> frozenset[str]:
+    """The words of the calendar dates written in `query` ("12 September 2023" gives
+    "12", "September", "2023"): a date is not a name the notes must spell the same way (a
+    daily note writes it 2023-09-12, in its file name)."""
+    words: set[str] = set()
+    for pattern in (_DAY_MONTH, _MONTH_DAY):
+        for match in pattern.finditer(query):
+            words.update(re.findall(r"\w+", match.group()))
+    return frozenset(words)
+
+
 def _month(name: str) -> int:
     return _MONTHS.index(name.lower()[:3]) + 1
 

@@ -27,6 +27,7 @@ from vault_agent.index.search.rare_terms import (
     rare_limit,
     rare_term_matches,
 )
+from vault_agent.index.search.titles import TitleMatcher
 from vault_agent.index.store.protocol import (
     ChunkPayload,
     SearchFilter,
@@ -62,6 +63,8 @@ class SearchOptions:
     """Neighbourhood, date and tag boosts."""
     rare_terms: bool = True
     """The bonus of chunks holding a rare query term (`rare_terms.py`)."""
+    titles: bool = True
+    """The boost of notes whose title or alias the query holds (`titles.py`)."""
 
 
 class Searcher:
@@ -78,6 +81,7 @@ class Searcher:
         self.embedder = embedder
         self.sparse = sparse
         self.options = options or SearchOptions()
+        self.titles = TitleMatcher(sparse.analyzer)
 
     def with_options(self, **changes: Any) -> Searcher:
         """The same searcher with some levers changed."""
@@ -116,12 +120,14 @@ class Searcher:
         near = near if boosts else ()
         # Over-fetch so that collapsing to one chunk per note still fills `limit`.
         fetch = limit * 4 if one_per_note else limit
-        if hints or near:
+        named = self.options.titles and mode == "hybrid"
+        if hints or near or named:
             fetch = max(fetch, BOOST_POOL)
         ranked = self._ranked(query, search_filter, mode, fetch)
         stored = ranked.hits
-        if hints or near:
-            stored = _boosted(stored, hints, set(near))
+        query_terms = self.sparse.analyzer.terms(query, query=True) if named else []
+        if hints or near or query_terms:
+            stored = self._boosted(stored, hints, set(near), query_terms)
         passages: list[Passage] = []
         seen: set[str] = set()
         for hit in stored:
@@ -176,6 +182,23 @@ class Searcher:
             term for term, hits in zip(sparse.indices, probed, strict=False) if not hits
         )
 
+    def _boosted(
+        self, stored: list[StoredHit], hints: QueryHints, near: set[str], query_terms: list[str]
+    ) -> list[StoredHit]:
+        """`stored` re-scored with the neighbourhood, query-hint and named-title boosts, best
+        first."""
+        rescored = []
+        for hit in stored:
+            factor = NEAR_BOOST if hit.payload.file in near else 1.0
+            if hints.matches(hit.payload):
+                factor *= HINT_BOOST
+            if query_terms:
+                factor *= self.titles.boost(query_terms, hit.payload)
+            # Scaled by |score| so that a negative score (a cosine can be one) still goes up.
+            score = hit.score + abs(hit.score) * (factor - 1.0)
+            rescored.append(hit.model_copy(update={"score": score}))
+        return sorted(rescored, key=lambda hit: hit.score, reverse=True)
+
 
 @dataclass(frozen=True)
 class Passage:
@@ -211,17 +234,4 @@ def _with_bonus(fused: list[StoredHit], rare: RareTermMatches) -> list[StoredHit
     rescored = [
         hit.model_copy(update={"score": hit.score + rare.bonus.get(hit.id, 0.0)}) for hit in pool
     ]
-    return sorted(rescored, key=lambda hit: hit.score, reverse=True)
-
-
-def _boosted(stored: list[StoredHit], hints: QueryHints, near: set[str]) -> list[StoredHit]:
-    """`stored` re-scored with the neighbourhood and query-hint boosts, best first."""
-    rescored = []
-    for hit in stored:
-        factor = NEAR_BOOST if hit.payload.file in near else 1.0
-        if hints.matches(hit.payload):
-            factor *= HINT_BOOST
-        # Scaled by |score| so that a negative score (a cosine can be one) still goes up.
-        score = hit.score + abs(hit.score) * (factor - 1.0)
-        rescored.append(hit.model_copy(update={"score": score}))
     return sorted(rescored, key=lambda hit: hit.score, reverse=True)
