@@ -99,6 +99,39 @@ async def test_a_follow_up_searches_with_the_earlier_subject(agent_index: VaultI
     assert "50 g flour" in first_line or "5 parts flour" in first_line
 
 
+@pytest.mark.parametrize(
+    ("earlier", "cited", "question", "expected"),
+    [
+        (
+            "Who owns Tidepool's ingestion service?",
+            "Maya Okafor",
+            "How does she like to get updates?",
+            "async updates",
+        ),
+        ("Where did Gus come from?", "Ruth Adler", "What advice did she give?", "hungry"),
+    ],
+)
+async def test_a_follow_up_is_answered_from_the_notes_the_last_answer_cited(
+    agent_index: VaultIndex, earlier: str, cited: str, question: str, expected: str
+) -> None:
+    with_subject = await ask_follow_up(agent_index, earlier, f"See [[{cited}]].", question)
+    without = await ask_follow_up(agent_index, earlier, "See my notes.", question)
+    assert expected in with_subject.splitlines()[0]
+    assert expected not in without.splitlines()[0]  # the earlier question alone misleads
+
+
+async def ask_follow_up(index: VaultIndex, earlier: str, answer: str, question: str) -> str:
+    """The extractive answer to `question` after `earlier` was answered with `answer`."""
+    request = AgentRequest(
+        question=question,
+        history=[
+            HistoryTurn(role="user", content=earlier),
+            HistoryTurn(role="assistant", content=answer),
+        ],
+    )
+    return done_of(await ask(index, ExtractiveAnswerer(), request)).answer
+
+
 async def test_ask_about_a_selection_searches_with_the_selection(agent_index: VaultIndex) -> None:
     request = AgentRequest(
         question="What do my notes say about this?",

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from vault_agent.agent.citations.links import find_citations
 from vault_agent.agent.request import AgentRequest
 from vault_agent.index.embed.terms import Analyzer
 
@@ -62,6 +63,8 @@ class SearchPlan:
     near: frozenset[str] = frozenset()
     """Files to favour: the open note and its neighbourhood."""
     selection: str = ""
+    subject_links: tuple[str, ...] = ()
+    """The notes the previous answer cited (link targets): what a follow-up is about."""
 
     @property
     def queries(self) -> list[str]:
@@ -100,6 +103,7 @@ def plan(request: AgentRequest, active_file: str, analyzer: Analyzer) -> SearchP
         active_file=active_file,
         near=frozenset(near),
         selection=selection,
+        subject_links=() if selection or not earlier else _cited_before(request),
     )
 
 
@@ -110,6 +114,15 @@ def date_order(question: str) -> DateOrder:
     if _OLDEST.search(question):
         return "oldest"
     return None
+
+
+def _cited_before(request: AgentRequest) -> tuple[str, ...]:
+    """The notes the last answer cited: "what has he said about it?" is about them."""
+    for turn in reversed(request.history):
+        if turn.role == "assistant" and turn.content.strip():
+            targets = (citation.target for citation in find_citations(turn.content))
+            return tuple(dict.fromkeys(target for target in targets if target))
+    return ()
 
 
 def _last_user_turn(request: AgentRequest) -> str:
