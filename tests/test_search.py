@@ -204,3 +204,23 @@ def test_a_question_naming_a_note_by_its_title_ranks_it_first(
         # Without the title match the note that talks most like the question wins.
         unnamed = index.searcher.with_options(titles=False)
         assert files(unnamed.search(query, limit=4))[0] == "Styling checkboxes.md"
+
+
+def test_keyword_search_reads_a_notes_aliases_and_folders(
+    tmp_path: Path, embedder: MiniLmEmbedder, sparse: Bm25Encoder
+) -> None:
+    vault = tmp_path / "vault"
+    (vault / "Projects" / "Zephyrine").mkdir(parents=True)
+    (vault / "Projects" / "Zephyrine" / "Plan.md").write_text(
+        "# Plan\n\nShip the first prototype in March.\n", encoding="utf-8"
+    )
+    (vault / "Gardening.md").write_text(
+        "---\naliases: [Quillonbed]\n---\n# Gardening\n\nWater early.\n", encoding="utf-8"
+    )
+    (vault / "Other.md").write_text("# Other\n\nNothing to see.\n", encoding="utf-8")
+    settings = Settings(vault=vault, data_dir=tmp_path / "data")
+    with VaultIndex(settings, embedder=embedder, sparse=sparse) as index:
+        index.indexer.sync()
+        search = index.searcher.search
+        assert files(search("zephyrine", limit=1, mode="sparse")) == ["Projects/Zephyrine/Plan.md"]
+        assert files(search("quillonbed", limit=1, mode="sparse")) == ["Gardening.md"]

@@ -124,7 +124,15 @@ class Ingest:
         if not texts:
             return 0
         dense = self.embedder.embed_documents(texts)
-        sparse = self.sparse.embed_documents(texts)
+        # Keyword search also reads the note's other names: its aliases and its folders
+        # ("Mobile/v1.4.2" is the mobile app's release). The dense text stays the reading.
+        sparse = self.sparse.embed_documents(
+            [
+                f"{_other_names(prepared.keys)}\n{chunk.embed_text}"
+                for prepared in batch
+                for chunk in prepared.chunks
+            ]
+        )
         points: list[EmbeddedChunk] = []
         for prepared in batch:
             for chunk in prepared.chunks:
@@ -156,3 +164,9 @@ class Ingest:
             embedding_model=self.model_name,
             page=chunk.page,
         )
+
+
+def _other_names(keys: FileKeys) -> str:
+    """A note's aliases and the names of the folders it sits in, one line."""
+    folders = () if "://" in keys.file else PurePosixPath(keys.file).parent.parts
+    return " ".join([*keys.aliases, *folders])
