@@ -30,23 +30,27 @@ from vault_agent.private_files import touch_private
 
 log = logging.getLogger(__name__)
 
-#: Bumped when the table changes: another version's file is started again.
-MIRROR_VERSION = 1
+#: Bumped when the table changes: another version's file is started again (1: keyed by id).
+MIRROR_VERSION = 2
+# Rows are stored in (file, id) order: reading states groups by file in one pass, with no
+# lookups (keyed by id, with an index on file, every file's states at 50k notes took 0.8 s
+# instead of 0.5 s), and a file's points are one range. The id stays unique: an upsert
+# replaces the row of its id.
 #: The payload keys mirrored, in the table's column order after `id`: the source that reads
 #: filter on, then the keys `FileStateBuilder` folds.
 MIRRORED_KEYS = ("source", *STATE_FIELDS)
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS points (
-    id TEXT PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
     source TEXT,
-    file TEXT,
+    file TEXT NOT NULL,
     content_hash TEXT,
     mtime REAL,
     size INTEGER,
     chunk_count INTEGER,
-    embedding_model TEXT
+    embedding_model TEXT,
+    PRIMARY KEY (file, id)
 ) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS points_by_file ON points (file);
 CREATE TABLE IF NOT EXISTS stamp (generation TEXT NOT NULL);
 """
 #: SQLite's default limit on the parameters of one statement is 32766; stay well under it.
