@@ -158,3 +158,12 @@ def test_the_mirror_is_private(store: EdgeStore) -> None:
     store.upsert(CHUNKS)
     for path in mirror_path(store.path).parent.glob(mirror_path(store.path).name + "*"):
         assert stat.S_IMODE(path.stat().st_mode) == 0o600, path
+
+
+def test_a_mirror_that_cannot_be_opened_leaves_the_store_working(shard: Path) -> None:
+    mirror_path(shard).mkdir(parents=True)  # in the way: not a file SQLite can open
+    with EdgeStore(shard) as store:
+        store.upsert(CHUNKS)
+        assert not store._states.live
+        assert store.file_states() == scrolled(store)
+        assert len(store.file_states()) == len({chunk.payload.file for chunk in CHUNKS})

@@ -138,7 +138,10 @@ class EdgeStore(QdrantStore[Filter]):
     def _generation(self) -> str | None:
         """The segments' ids and versions: an applied write advances its segment's version
         (the WAL's operation number), a reload restores it. None if the engine won't say."""
-        segments = self._live().snapshot_manifest()
+        try:
+            segments = self._live().snapshot_manifest()
+        except Exception:  # qdrant-edge raises plain Exception: then no mirror is trusted
+            return None
         if not isinstance(segments, dict) or not segments:
             return None
         versions = []

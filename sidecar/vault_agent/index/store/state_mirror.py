@@ -80,7 +80,7 @@ class StateMirror:
             row = self._db.execute("SELECT generation FROM stamp").fetchone()
             current = generation()
             self.live = row is not None and current is not None and row[0] == current
-        except sqlite3.Error as error:
+        except (sqlite3.Error, OSError) as error:  # the store works without it, only slower
             self._broken(error)
 
     @contextlib.contextmanager
@@ -213,7 +213,7 @@ class StateMirror:
         except sqlite3.Error as error:
             self._broken(error)
 
-    def _broken(self, error: sqlite3.Error) -> None:
+    def _broken(self, error: sqlite3.Error | OSError) -> None:
         """Stop serving reads; a damaged file is started again by the next process."""
         log.warning("file state mirror %s unusable (%s): reading the index", self.path, error)
         self.live = False
