@@ -75,3 +75,4 @@ def test_store_worker_fills_and_queries_the_store() -> None:
     assert result["upsert_points_per_s"] > 0
     assert 0 < result["search_p50_ms"] <= result["search_p95_ms"]
     assert result["file_states_seconds"] > 0 and result["disk_mb"] > 0
+    assert result["file_states_scroll_seconds"] > 0

@@ -326,3 +326,35 @@ def test_building_a_vault_note_by_note_resolves_each_link_about_once(
     at_once = LinkGraph()
     at_once.set_files((note.file, note.aliases, note.link_targets()) for note in notes)
     assert snapshot(one_by_one) == snapshot(at_once)
+
+
+def test_loading_at_once_resolves_folder_dependent_links_per_folder() -> None:
+    # Loading a vault resolves each target once where no folder can change the answer; every
+    # kind of link whose answer depends on the linking note must still get its own.
+    folders = ["", "A", "A/Sub", "B", "C/Deep/Er"]
+    names = ["Note", "Plan", "Idea", "Solo"]
+    rng = random.Random(11)
+    files = [f"{folder}/{name}.md".lstrip("/") for folder in folders for name in names[:3]]
+    files += ["Only/Solo.md", "B/diagram.png", "C/diagram.png"]
+    targets = [
+        "Note", "Plan#Risks", "Idea|shown", "Solo", "#Heading", "./Note", "../Plan",
+        "Sub/Note", "/A/Note", "diagram.png", "Sub%20Note", "nick", "Missing", "A/Sub/Idea",
+    ]  # fmt: skip
+    entries = []
+    for file in files:
+        links = [] if file.endswith(".png") else rng.sample(targets, 6)
+        aliases = ["nick"] if file.endswith("Idea.md") and rng.random() < 0.5 else []
+        entries.append((file, aliases, links))
+    at_once = LinkGraph()
+    at_once.set_files(entries)
+    rng.shuffle(entries)
+    one_by_one = LinkGraph()
+    for file, aliases, links in entries:
+        one_by_one.set_file(file, aliases, links)
+    assert snapshot(at_once) == snapshot(one_by_one)
+    # Same name in several folders: each linking note gets the one in its own folder.
+    graph = LinkGraph()
+    graph.set_files([(f"{f}/Note.md", [], []) for f in folders[1:]])
+    graph.set_files([(f"{f}/Other.md", [], ["Note"]) for f in folders[1:]])
+    for folder in folders[1:]:
+        assert graph.outgoing(f"{folder}/Other.md") == [f"{folder}/Note.md"]

@@ -239,6 +239,34 @@ def test_graph_survives_a_restart_without_reparsing(
     index.store = reopened.store  # the fixture closes it again; closing twice must be harmless
 
 
+def test_a_restart_picks_up_exactly_what_changed_while_the_sidecar_was_down(
+    index: VaultIndex, vault: Path, counting: CountingEmbedder, sparse: Bm25Encoder
+) -> None:
+    settings = index.settings
+    before = files_in_store(index)
+    index.close()
+    edited = vault / "Recipes" / "Country Loaf.md"
+    edited.write_text(edited.read_text(encoding="utf-8") + "\nRye this time.\n")
+    removed = sorted(vault.rglob("*.md"))[0]
+    assert removed != edited
+    removed.unlink()
+    (vault / "Fresh.md").write_text("A new note about [[Country Loaf]].\n")
+    with VaultIndex(settings, embedder=counting, sparse=sparse) as reopened:
+        assert reopened.store._states.live  # type: ignore[attr-defined]  # no scroll needed
+        report = reopened.indexer.sync()
+        assert (report.indexed, report.deleted) == (2, 1)
+        assert report.unchanged == report.scanned - 2
+        removed_file = removed.relative_to(vault).as_posix()
+        assert files_in_store(reopened) == (before - {removed_file}) | {"Fresh.md"}
+        assert "Fresh.md" in reopened.graph.backlinks("Recipes/Country Loaf.md")
+        assert removed_file not in reopened.graph.files()
+        assert reopened.searcher.search("Rye this time", limit=1)[0].file == (
+            "Recipes/Country Loaf.md"
+        )
+        assert reopened.indexer.sync().indexed == 0
+    index.store = reopened.store
+
+
 def test_a_damaged_link_cache_is_rebuilt_from_the_notes(
     index: VaultIndex,
     vault: Path,

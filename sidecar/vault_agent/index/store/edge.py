@@ -5,11 +5,15 @@ only one process can hold a folder at a time; a second one gets `StoreLockedErro
 never `optimize()`d here: that builds HNSW and payload indexes and took 385 s at 100k points on
 two busy cores, far too long for the sync path. Unoptimised queries stay in the low milliseconds
 at vault sizes.
+
+File states are read from a mirror next to the shard (`state_mirror.py`), checked against the
+shard's generation: the segments' versions, which every applied write advances.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -46,12 +50,14 @@ from vault_agent.index.store.protocol import (
     KEYWORD_FIELDS,
     SPARSE_VECTOR,
     EmbeddedChunk,
+    FileState,
     SparseVector,
     StoredHit,
     VectorQuery,
     dense_vector_name,
 )
-from vault_agent.index.store.qdrant import QdrantStore, stored_hits
+from vault_agent.index.store.qdrant import STATE_PAGE, QdrantStore, stored_hits
+from vault_agent.index.store.state_mirror import MIRRORED_KEYS, MirroredPoint, StateMirror
 from vault_agent.private_files import private_dir, tighten_tree
 
 if TYPE_CHECKING:
@@ -75,6 +81,76 @@ class EdgeStore(QdrantStore[Filter]):
         #: with nothing pending still syncs every mapped file (~0.1 s, a third of a cold
         #: `vault-agent search`), and closing syncs them again anyway.
         self._written = created_indexes
+        self._states = StateMirror(mirror_path(path), self._generation)
+
+    # -- writes and file states, kept in the mirror ----------------------------------------
+
+    def upsert(self, chunks: Sequence[EmbeddedChunk]) -> None:
+        """Insert or replace points (ids are deterministic, so this is idempotent)."""
+        with self._states.writing() as mirror:
+            super().upsert(chunks)
+            mirror.upserted(chunks)
+
+    def delete_files(self, files: Sequence[str]) -> None:
+        """Delete every point whose `file` is in `files`."""
+        with self._states.writing() as mirror:
+            super().delete_files(files)
+            mirror.deleted(files)
+
+    def set_links(self, file: str, links: list[str]) -> None:
+        """Rewrite `links` on every chunk of `file`, leaving vectors and other keys alone."""
+        with self._states.writing():  # no state key changes, but the generation moves
+            super().set_links(file, links)
+
+    def set_payload(self, file: str, values: dict[str, Any]) -> None:
+        """Overwrite these top-level keys on every chunk of `file`, vectors untouched."""
+        with self._states.writing() as mirror:
+            super().set_payload(file, values)
+            mirror.payload_set(file, values)
+
+    def file_states(
+        self, source: str | None = None, files: Sequence[str] | None = None
+    ) -> dict[str, FileState]:
+        """As `QdrantStore.file_states`, from the mirror. A mirror that doesn't match the
+        shard is rebuilt by the first call asking for every file (which would scroll every
+        point anyway); calls for a few files read the shard meanwhile."""
+        if files is None and not self._states.live:
+            with self._states.writing() as mirror:
+                mirror.rebuild(self._points_for_mirror())
+        states = self._states.states(source, files)
+        return super().file_states(source, files) if states is None else states
+
+    def _points_for_mirror(self) -> Iterator[MirroredPoint]:
+        offset: Any = None
+        while True:
+            records, offset = self._live().scroll(
+                ScrollRequest(
+                    offset=offset,
+                    limit=STATE_PAGE,
+                    with_payload=PayloadSelector.Include(list(MIRRORED_KEYS)),
+                    with_vector=False,
+                )
+            )
+            yield from ((str(record.id), record.payload or {}) for record in records)
+            if offset is None or not records:
+                return
+
+    def _generation(self) -> str | None:
+        """The segments' ids and versions: an applied write advances its segment's version
+        (the WAL's operation number), a reload restores it. None if the engine won't say."""
+        try:
+            segments = self._live().snapshot_manifest()
+        except Exception:  # qdrant-edge raises plain Exception: then no mirror is trusted
+            return None
+        if not isinstance(segments, dict) or not segments:
+            return None
+        versions = []
+        for segment, info in segments.items():
+            version = info.get("segment_version") if isinstance(info, dict) else None
+            if not isinstance(version, int):
+                return None
+            versions.append((str(segment), version))
+        return json.dumps(sorted(versions))
 
     # -- lifecycle --------------------------------------------------------------------------
 
@@ -85,6 +161,7 @@ class EdgeStore(QdrantStore[Filter]):
             if self._written:
                 shard.flush()
             shard.close()
+        self._states.close()
 
     def __enter__(self) -> EdgeStore:
         return self
@@ -168,6 +245,12 @@ class EdgeStore(QdrantStore[Filter]):
         if self._shard is None:
             raise StoreError(f"the index at {self.path} is closed")
         return self._shard
+
+
+def mirror_path(path: Path) -> Path:
+    """Where the file state mirror of the shard at `path` lives: beside it, not in it (the
+    shard's folder holds only what Qdrant Edge writes, see `open._is_edge_shard`)."""
+    return path.with_name(f"{path.name}.states.sqlite3")
 
 
 def _open_shard(path: Path, dim: int) -> tuple[EdgeShard, bool]:
