@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import sqlite3
 import stat
 from collections.abc import Iterator
 from pathlib import Path
@@ -65,6 +66,26 @@ def touch_private(path: Path) -> None:
         _tighten_descriptor(descriptor)
     finally:
         os.close(descriptor)
+
+
+def open_private_db(path: Path, version: int, drop: str, schema: str) -> sqlite3.Connection:
+    """A private SQLite database at ``path`` (0600, so its -wal and -shm files too), in WAL
+    mode, for a cache that may lose its last commit; when its ``user_version`` is not
+    ``version``, the ``drop`` script runs first. ``schema`` creates what is missing."""
+    # SQLite would create the file 0644 minus the umask; its -wal and -shm files take the
+    # database file's mode.
+    touch_private(path)
+    # Callers use it from whichever thread runs a sync, behind a lock of their own.
+    db = sqlite3.connect(path, check_same_thread=False)
+    db.execute("PRAGMA journal_mode = WAL")  # a commit appends, it doesn't rewrite
+    db.execute("PRAGMA synchronous = NORMAL")  # a power cut may lose the last commit
+    (found,) = db.execute("PRAGMA user_version").fetchone()
+    if found != version:
+        db.executescript(drop)
+        db.execute(f"PRAGMA user_version = {int(version)}")
+    db.executescript(schema)
+    db.commit()
+    return db
 
 
 def tighten(path: Path) -> None:

@@ -26,7 +26,7 @@ from typing import Any
 
 from vault_agent.index.store.file_states import STATE_FIELDS
 from vault_agent.index.store.protocol import EmbeddedChunk, FileState
-from vault_agent.private_files import touch_private
+from vault_agent.private_files import open_private_db
 
 log = logging.getLogger(__name__)
 
@@ -226,29 +226,16 @@ class StateMirror:
 
 
 def _open(path: Path) -> sqlite3.Connection:
-    # SQLite would create the file 0644 minus the umask; its -wal and -shm files take the
-    # database file's mode.
-    touch_private(path)
     try:
         return _connect(path)
     except sqlite3.DatabaseError:  # damaged: it is only a copy, start it again
         for suffix in ("", "-wal", "-shm"):
             with contextlib.suppress(OSError):
                 Path(f"{path}{suffix}").unlink()
-        touch_private(path)
         return _connect(path)
 
 
 def _connect(path: Path) -> sqlite3.Connection:
-    # The store is called from whichever thread runs a sync; the mirror's lock serialises them.
-    db = sqlite3.connect(path, check_same_thread=False)
-    db.execute("PRAGMA journal_mode = WAL")  # a commit appends, it doesn't rewrite
     # A commit lost to a power cut leaves an older stamp, which the shard no longer matches.
-    db.execute("PRAGMA synchronous = NORMAL")
-    (version,) = db.execute("PRAGMA user_version").fetchone()
-    if version != MIRROR_VERSION:
-        db.executescript("DROP TABLE IF EXISTS points; DROP TABLE IF EXISTS stamp;")
-        db.execute(f"PRAGMA user_version = {MIRROR_VERSION}")
-    db.executescript(_SCHEMA)
-    db.commit()
-    return db
+    drop = "DROP TABLE IF EXISTS points; DROP TABLE IF EXISTS stamp;"
+    return open_private_db(path, MIRROR_VERSION, drop, _SCHEMA)

@@ -23,7 +23,7 @@ from typing import NamedTuple
 
 from pydantic import BaseModel, Field
 
-from vault_agent.private_files import private_dir, touch_private
+from vault_agent.private_files import open_private_db, private_dir
 
 log = logging.getLogger(__name__)
 
@@ -143,20 +143,8 @@ class LinkCache:
 
 
 def _open(path: Path) -> sqlite3.Connection:
-    # SQLite would create the file 0644 minus the umask; its -wal and -shm files take the
-    # database file's mode.
-    touch_private(path)
-    # The indexer calls from whichever thread runs its sync; the lock above serialises them.
-    db = sqlite3.connect(path, check_same_thread=False)
-    db.execute("PRAGMA journal_mode = WAL")  # a commit appends, it doesn't rewrite
-    db.execute("PRAGMA synchronous = NORMAL")  # a cache: losing the last commit is fine
-    (version,) = db.execute("PRAGMA user_version").fetchone()
-    if version != CACHE_VERSION:
-        db.execute("DROP TABLE IF EXISTS notes")
-        db.execute(f"PRAGMA user_version = {CACHE_VERSION}")
-    db.execute(_SCHEMA)
-    db.commit()
-    return db
+    # A cache: losing the last commit is fine, the notes are re-read.
+    return open_private_db(path, CACHE_VERSION, "DROP TABLE IF EXISTS notes;", _SCHEMA)
 
 
 def _start_again(path: Path, error: sqlite3.DatabaseError) -> sqlite3.Connection:
