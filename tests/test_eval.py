@@ -237,6 +237,23 @@ def test_a_date_in_the_question_is_not_a_missing_name() -> None:
     assert date_words(query) == {"12", "September", "2023"}
 
 
+def test_a_generic_word_in_capitals_is_not_a_missing_name() -> None:
+    english = Analyzer("en")
+    query = "Are the old theme variables still OK to use?"
+    absent = frozenset(term_id(term) for term in english.terms(query, query=True))
+    assert missing_names(query, absent, english) == ()
+
+
+def test_a_date_no_note_has_is_missing_and_one_a_note_has_is_not(agent_index: VaultIndex) -> None:
+    retrieve = agent_index.searcher.retrieve
+    missing = retrieve("What did I write in my daily note on 3 March 2021?").confidence
+    assert missing.missing_names == ("2021-03-03",)
+    assert missing.low
+    # A daily note of that day, and a meeting note titled with its date.
+    assert retrieve("What did I do on 5 November 2026?").confidence.missing_names == ()
+    assert retrieve("Notes from 10 November 2026?").confidence.missing_names == ()
+
+
 # -- boosts on the example vault ----------------------------------------------------------------
 
 

@@ -60,7 +60,8 @@ def missing_names(
             continue
         terms = analyzer.terms(name, query=True)
         # The whole identifier (its first term) or a one-word name missing: the vault never
-        # writes it. Parts of an identifier may exist elsewhere ("vault", "watch").
-        if terms and term_id(terms[0]) in absent:
+        # writes it. Parts of an identifier may exist elsewhere ("vault", "watch"). A generic
+        # word in capitals ("OK", "FAQ") is no name.
+        if terms and term_id(terms[0]) in absent and not analyzer.is_weak(terms[0]):
             missing.append(name)
     return tuple(missing)

@@ -13,13 +13,15 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import dataclass, replace
+from datetime import date
 from typing import Any, Literal
 
 from vault_agent.index.embed.bm25 import Bm25Encoder
 from vault_agent.index.embed.minilm import Embedder
+from vault_agent.index.embed.terms import term_id
 from vault_agent.index.search.confidence import Confidence, missing_names
 from vault_agent.index.search.fusion import FusionMethod, fuse
-from vault_agent.index.search.hints import QueryHints, query_hints
+from vault_agent.index.search.hints import ANY_YEAR, QueryHints, query_hints
 from vault_agent.index.search.hits import SearchHit, hit_of
 from vault_agent.index.search.rare_terms import (
     RareTermMatches,
@@ -140,7 +142,27 @@ class Searcher:
         missing = missing_names(
             query, ranked.absent_terms, self.sparse.analyzer, ranked.foreign_language
         )
+        missing += self._missing_dates(query_hints(query), search_filter)
         return Retrieval(passages, Confidence(ranked.top_cosine, missing))
+
+    def _missing_dates(
+        self, hints: QueryHints, search_filter: SearchFilter | None
+    ) -> tuple[str, ...]:
+        """The dates (with a year) the query names that no note is dated or titled with, nor
+        writes: "my daily note on 5 October 2023" when there is none."""
+        missing = []
+        for day in sorted(hints.dates):
+            if day.startswith(ANY_YEAR):
+                continue
+            when = date.fromisoformat(day)
+            dated = (search_filter or SearchFilter()).model_copy(
+                update={"date_from": when, "date_to": when}
+            )
+            # "2023-10-05" is one term wherever it is written (a title, a line of a note).
+            written = VectorQuery(SparseVector(indices=[term_id(day)], values=[1.0]), 1)
+            if not self.store.count(dated) and not self.store.search([written], search_filter)[0]:
+                missing.append(day)
+        return tuple(missing)
 
     def _ranked(
         self, query: str, search_filter: SearchFilter | None, mode: SearchMode, fetch: int
