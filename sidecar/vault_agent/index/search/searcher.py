@@ -216,6 +216,9 @@ class Searcher:
                 factor *= HINT_BOOST
             if query_terms:
                 factor *= self.titles.boost(query_terms, hit.payload)
+            if factor == 1.0:
+                rescored.append(hit)
+                continue
             # Scaled by |score| so that a negative score (a cosine can be one) still goes up.
             score = hit.score + abs(hit.score) * (factor - 1.0)
             rescored.append(hit.model_copy(update={"score": score}))
