@@ -36,6 +36,7 @@ from vault_agent.index.sync.pdf_pipeline import PdfPipeline, PdfReady
 from vault_agent.index.sync.status import (
     FileStateName,
     FileStatus,
+    FileStatuses,
     IndexProgress,
     ProgressCallback,
     SyncReport,
@@ -79,7 +80,7 @@ class Indexer:
         )
         self.graph = self.links.graph
         self.progress = IndexProgress()
-        self.statuses: dict[str, FileStatus] = {}
+        self.statuses = FileStatuses()
         self._pdfs = PdfPipeline(settings, settings.vault_data_dir / "extract-cache")
         self._lock = threading.Lock()
 
@@ -138,12 +139,19 @@ class Indexer:
             self.links.ensure_loaded(self.store.file_states(VAULT_SOURCE))
 
     def close(self) -> None:
-        """Commit and close the link cache."""
-        self.links.close()
+        """Save the link graph for the next start, then commit and close the link cache. With
+        a sync under way the graph is not saved (it may be halfway through a change), rather
+        than holding up the shutdown until a long sync ends."""
+        idle = self._lock.acquire(blocking=False)
+        try:
+            self.links.close(save=idle)
+        finally:
+            if idle:
+                self._lock.release()
 
     def file_status(self) -> list[FileStatus]:
         """Per-file status of the last sync, sorted by path."""
-        return [self.statuses[file] for file in sorted(self.statuses)]
+        return self.statuses.listed()
 
     # ----------------------------------------------------------------- sync steps
 
@@ -175,9 +183,9 @@ class Indexer:
             gone = {p for p in looked_at if p in states and p not in notes_on_disk}
             vanished_files = {p for p in looked_at if p in self.graph} - {f.file for f in on_disk}
         self._delete(gone | {f for f in vanished_files if is_note(f)}, report)
-        looked_at_all = set(self.statuses) if paths is None else set(paths)
+        looked_at_all = self.statuses.files() if paths is None else set(paths)
         for file in looked_at_all - set(notes_on_disk):
-            self.statuses.pop(file, None)
+            self.statuses.pop(file)
         for file, reason in sorted(problems.items()):
             self._fail(file, "skipped", reason, report)
         for file in vanished_files:
@@ -241,7 +249,7 @@ class Indexer:
         self.store.delete_files(sorted(files))
         self.links.removed(files)
         for file in files:
-            self.statuses.pop(file, None)
+            self.statuses.pop(file)
             self._pdfs.forget(file)
         report.deleted += len(files)
 
@@ -380,11 +388,13 @@ class Indexer:
             warnings = list(note.warnings)
             if note.frontmatter_error:
                 warnings.append(note.frontmatter_error)
-            self.statuses[note.file] = FileStatus(
-                file=note.file,
-                state="indexed",
-                chunks=len(pending.prepared.chunks),
-                warnings=warnings,
+            self.statuses.set(
+                FileStatus(
+                    file=note.file,
+                    state="indexed",
+                    chunks=len(pending.prepared.chunks),
+                    warnings=warnings,
+                )
             )
         report.indexed += len(batch)
         report.chunks += chunks
@@ -405,9 +415,7 @@ class Indexer:
         )
 
     def _keep_status(self, file: str, state: FileState) -> None:
-        previous = self.statuses.get(file)
-        if previous is None or previous.state != "indexed":
-            self.statuses[file] = FileStatus(file=file, state="indexed", chunks=state.chunk_count)
+        self.statuses.keep(file, state.chunk_count)
 
     def _fail(
         self,
@@ -422,7 +430,7 @@ class Indexer:
         if stored is not None:
             self.store.delete_files([file])
             self.links.unindexed(file)
-        self.statuses[file] = FileStatus(file=file, state=state, reason=reason)
+        self.statuses.set(FileStatus(file=file, state=state, reason=reason))
         if state == "skipped":
             report.skipped += 1
         else:
