@@ -163,10 +163,8 @@ class LinkGraph:
     def export(self) -> GraphState:
         """Every file's aliases, targets and resolved links: what `restore` needs."""
         files = list(self._targets)
-        aliases = {file: self._aliases.get(file, ()) for file in files if file in self._aliases}
-        return GraphState(
-            files, [self._targets[f] for f in files], [self._resolved[f] for f in files], aliases
-        )
+        targets, resolved = [self._targets[f] for f in files], [self._resolved[f] for f in files]
+        return GraphState(files, targets, resolved, dict(self._aliases))
 
     def restore(self, state: GraphState) -> None:
         """Load an exported graph into this empty one, its links already resolved: the
@@ -187,13 +185,8 @@ class LinkGraph:
         by_path, by_name, backrefs = self._by_path, self._by_name, self._backrefs
         for file, file_resolved in self._resolved.items():
             lowered = file.lower()
-            name = lowered.rsplit("/", 1)[-1]
-            for index, key in ((by_path, lowered), (by_name, strip_md(name))):
-                found = index.get(key)
-                if found is None:
-                    index[key] = [file]
-                elif file not in found:
-                    found.append(file)
+            _add(by_path, lowered, file)
+            _add(by_name, strip_md(lowered.rsplit("/", 1)[-1]), file)
             for dest in file_resolved:
                 if dest is not None:
                     refs = backrefs.get(dest)

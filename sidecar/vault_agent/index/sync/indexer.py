@@ -139,9 +139,8 @@ class Indexer:
             self.links.ensure_loaded(self.store.file_states(VAULT_SOURCE))
 
     def close(self) -> None:
-        """Save the link graph for the next start, then commit and close the link cache. With
-        a sync under way the graph is not saved (it may be halfway through a change), rather
-        than holding up the shutdown until a long sync ends."""
+        """Save the link graph for the next start (not during a sync: it may be halfway
+        through a change, and a long sync mustn't hold up the shutdown); close the cache."""
         idle = self._lock.acquire(blocking=False)
         try:
             self.links.close(save=idle)
@@ -203,7 +202,7 @@ class Indexer:
             state = states.get(vault_file.file)
             if state is not None and self._unchanged_on_disk(state, vault_file):
                 report.unchanged += 1
-                self._keep_status(vault_file.file, state)
+                self.statuses.keep(vault_file.file, state.chunk_count)
                 if is_pdf(vault_file.file):
                     unchanged_pdfs.add(state.content_hash)
             else:
@@ -314,7 +313,7 @@ class Indexer:
         content_hash = hashlib.sha256(raw).hexdigest()
         if state is not None and self._current(state) and state.content_hash == content_hash:
             report.unchanged += 1  # touched, not edited
-            self._keep_status(file, state)
+            self.statuses.keep(file, state.chunk_count)
             return None
         try:
             note = parse_note(file, raw)
@@ -342,7 +341,7 @@ class Indexer:
             return None
         if state is not None and self._current(state) and state.content_hash == content_hash:
             report.unchanged += 1  # touched, not edited: no extraction either
-            self._keep_status(file, state)
+            self.statuses.keep(file, state.chunk_count)
             return None
         ready = self._pdfs.start(vault_file, path, content_hash)
         return None if ready is None else self._pdf_pending(ready, state, report)
@@ -413,9 +412,6 @@ class Indexer:
             and math.isclose(state.mtime, vault_file.mtime, rel_tol=0, abs_tol=MTIME_TOLERANCE_S)
             and state.size == vault_file.size
         )
-
-    def _keep_status(self, file: str, state: FileState) -> None:
-        self.statuses.keep(file, state.chunk_count)
 
     def _fail(
         self,
