@@ -358,3 +358,52 @@ def test_loading_at_once_resolves_folder_dependent_links_per_folder() -> None:
     graph.set_files([(f"{f}/Other.md", [], ["Note"]) for f in folders[1:]])
     for folder in folders[1:]:
         assert graph.outgoing(f"{folder}/Other.md") == [f"{folder}/Note.md"]
+
+
+# -- export and restore (the graph saved at shutdown) ------------------------------------------
+
+
+def test_a_restored_graph_answers_as_the_graph_it_was_exported_from() -> None:
+    notes = load(shared_data("vaults", "obsidian-help-en"))
+    original = build(notes)
+    original.set_file("Attachments/scan.pdf")
+    restored = LinkGraph()
+    restored.restore(original.export())
+    assert snapshot(restored) == snapshot(original)
+    assert restored.files() == original.files()
+    assert restored.take_changed() == set()  # nothing to reconcile until something changes
+
+
+def test_changes_after_a_restore_match_the_same_changes_on_a_fresh_build() -> None:
+    # The restored graph rebuilds its dependents map only when first needed: every kind of
+    # change must still re-resolve exactly the links a fully built graph would.
+    notes = load(shared_data("vaults", "obsidian-help-en"))
+    rng = random.Random(11)
+    removed, edited = rng.sample(notes, 30), rng.sample(notes, 30)
+
+    def churn(graph: LinkGraph) -> None:
+        for note in removed:
+            graph.remove_file(note.file)
+        for note in edited:  # an edit that drops its links and takes a new alias
+            graph.set_file(note.file, [*note.aliases, f"alias of {note.file}"], [])
+        graph.set_file("New/Welcome.md", [], [f"alias of {edited[0].file}", "Start here"])
+        graph.set_file("Start here.md", [], [])
+
+    fresh = build(notes)
+    churn(fresh)
+    restored = LinkGraph()
+    restored.restore(build(notes).export())
+    churn(restored)
+    assert snapshot(restored) == snapshot(fresh)
+    assert "New/Welcome.md" in restored.backlinks(edited[0].file)
+
+
+def test_restore_refuses_a_state_whose_parts_dont_line_up() -> None:
+    graph = graph_of("a.md")
+    state = build([parse_note("x.md", b"[[a]] [[b]]")]).export()
+    with pytest.raises(ValueError, match="empty graph"):
+        graph.restore(state)
+    empty = LinkGraph()
+    with pytest.raises(ValueError, match="line up"):
+        empty.restore(state._replace(resolved=[[None]]))
+    assert empty.files() == set()  # left untouched

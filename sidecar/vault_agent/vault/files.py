@@ -13,10 +13,9 @@ import functools
 import os
 import re
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from stat import S_ISREG
-
-from pydantic import BaseModel
 
 MARKDOWN_SUFFIX = ".md"
 PDF_SUFFIX = ".pdf"
@@ -24,8 +23,10 @@ PDF_SUFFIX = ".pdf"
 NOTE_SUFFIXES = (MARKDOWN_SUFFIX, PDF_SUFFIX)
 
 
-class VaultFile(BaseModel):
-    """A candidate file on disk, before it is read."""
+@dataclass(frozen=True, slots=True)
+class VaultFile:
+    """A candidate file on disk, before it is read. A plain dataclass: a sync makes one per
+    file in the vault, and validating 50,000 of them was a tenth of a restart's first sync."""
 
     file: str  # vault-relative posix path: the join key everywhere
     mtime: float

@@ -27,15 +27,37 @@ of its targets is indexed.
 
 from __future__ import annotations
 
-import functools
 import posixpath
 import sys
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from typing import NamedTuple
 from urllib.parse import unquote
+
+from vault_agent.vault.link_names import (
+    bare_target,
+    dependency_keys,
+    ends_with,
+    name_key,
+    pick,
+    strip_md,
+    target_keys,
+)
 
 Stale = dict[str, set[int] | None]
 """Files whose links must be resolved again: all of them (None), or those at these indexes."""
+
+
+class GraphState(NamedTuple):
+    """A graph as `LinkGraph.export` gives it: plain lists and dicts, for saving."""
+
+    files: list[str]
+    targets: list[tuple[str, ...]]
+    """Per file (aligned with `files`): its link targets as written."""
+    resolved: list[list[str | None]]
+    """Per file: where each of its links resolves (None: nowhere)."""
+    aliases: dict[str, tuple[str, ...]]
+    """Lower-case aliases of the files that have some."""
 
 
 class LinkGraph:
@@ -58,8 +80,9 @@ class LinkGraph:
         self._by_alias: dict[str, list[str]] = {}
         # Which links to re-resolve when a name or alias appears or goes: key -> file -> the
         # indexes of its links with that key. Name keys and alias keys share one map (a shared
-        # key only costs a needless re-resolution).
-        self._dependents: dict[str, dict[str, list[int]]] = {}
+        # key only costs a needless re-resolution). Derived from _targets alone, so it is built
+        # when first needed (`_deps`): loading a vault that then changes nothing never pays.
+        self._dependents: dict[str, dict[str, list[int]]] | None = None
         self._backrefs: dict[str, Counter[str]] = {}
         self._changed: set[str] = set()  # see take_changed()
 
@@ -97,9 +120,9 @@ class LinkGraph:
         stale: Stale = {file: None}
         if file not in self._targets:
             _add(self._by_path, file.lower(), file)
-            _add(self._by_name, _name_key(file), file)
+            _add(self._by_name, name_key(file), file)
             if mark:
-                self._mark(stale, _name_key(file))
+                self._mark(stale, name_key(file))
         else:
             self._forget_links(file)
         old_aliases = set(self._aliases.get(file, ()))
@@ -116,9 +139,8 @@ class LinkGraph:
             self._aliases.pop(file, None)
         self._targets[file] = tuple(sys.intern(target) for target in targets)
         self._resolved[file] = [None] * len(targets)
-        for index, target in enumerate(self._targets[file]):
-            for key in _target_keys(target):
-                self._dependents.setdefault(key, {}).setdefault(file, []).append(index)
+        if self._dependents is not None:  # else `_deps` builds it, this file included
+            _add_dependents(self._dependents, file, self._targets[file])
         return stale
 
     def remove_file(self, file: str) -> None:
@@ -127,16 +149,59 @@ class LinkGraph:
             return
         self._forget_links(file)
         _discard(self._by_path, file.lower(), file)
-        _discard(self._by_name, _name_key(file), file)
+        _discard(self._by_name, name_key(file), file)
         aliases = self._aliases.pop(file, ())
         for alias in aliases:
             _discard(self._by_alias, alias, file)
         del self._targets[file], self._resolved[file]
         self._changed.discard(file)
         stale: Stale = {}
-        for key in (_name_key(file), *aliases):
+        for key in (name_key(file), *aliases):
             self._mark(stale, key)
         self._refresh(stale)
+
+    def export(self) -> GraphState:
+        """Every file's aliases, targets and resolved links: what `restore` needs."""
+        files = list(self._targets)
+        targets, resolved = [self._targets[f] for f in files], [self._resolved[f] for f in files]
+        return GraphState(files, targets, resolved, dict(self._aliases))
+
+    def restore(self, state: GraphState) -> None:
+        """Load an exported graph into this empty one, its links already resolved: the
+        lookup indexes and backlinks are rebuilt, nothing is resolved again."""
+        if self._targets:
+            raise ValueError("restore needs an empty graph")
+        files, targets, resolved, aliases = state
+        # Checked whole before anything is kept: a bad state leaves the graph empty.
+        if not len(files) == len(targets) == len(resolved) or any(
+            len(file_targets) != len(file_resolved)
+            for file_targets, file_resolved in zip(targets, resolved, strict=True)
+        ):
+            raise ValueError("the targets and resolved links of the files don't line up")
+        # The loops of `_register` and `_refresh`, flattened: this is most of a restart's
+        # graph load (50k files, 117k links).
+        self._targets = dict(zip(files, targets, strict=True))
+        self._resolved = dict(zip(files, resolved, strict=True))
+        by_path, by_name, backrefs = self._by_path, self._by_name, self._backrefs
+        for file, file_resolved in self._resolved.items():
+            lowered = file.lower()
+            _add(by_path, lowered, file)
+            _add(by_name, strip_md(lowered.rsplit("/", 1)[-1]), file)
+            for dest in file_resolved:
+                if dest is not None:
+                    refs = backrefs.get(dest)
+                    if refs is None:
+                        refs = backrefs[dest] = Counter()
+                    refs[file] = refs.get(file, 0) + 1
+        for file, file_aliases in aliases.items():
+            if file in self._targets and file_aliases:
+                self._aliases[file] = tuple(file_aliases)
+                for alias in file_aliases:
+                    _add(self._by_alias, alias, file)
+
+    def pending_changes(self) -> set[str]:
+        """What `take_changed` would return, left in place."""
+        return set(self._changed)
 
     # -- queries --------------------------------------------------------------------------
 
@@ -152,7 +217,7 @@ class LinkGraph:
 
         The rule is Obsidian's, as set out in the module docstring.
         """
-        target = _bare(target)
+        target = bare_target(target)
         if not target:
             return source_file if source_file in self._targets else None
         found = self._resolve_path(target, source_file)
@@ -197,23 +262,23 @@ class LinkGraph:
         name = lowered.rsplit("/", 1)[-1]
         candidates = [
             path
-            for path in self._by_name.get(_strip_md(name), ())
-            if _ends_with(path.lower(), lowered)
+            for path in self._by_name.get(strip_md(name), ())
+            if ends_with(path.lower(), lowered)
         ]
-        return _pick(candidates, folder) or _pick(self._by_alias.get(lowered, ()), folder)
+        return pick(candidates, folder) or pick(self._by_alias.get(lowered, ()), folder)
 
     def _folder_free(self, target: str) -> bool:
         """True when `target` resolves to the same file from every note (a sufficient test):
         no relative path, no folder to join it to, no tie between candidates that the
         note's folder would break."""
-        bare = _bare(target)
+        bare = bare_target(target)
         if not bare or "%" in bare or bare.startswith(("./", "../")):
             return False
         path = bare.lstrip("/")
         if "/" in path and not bare.startswith("/"):
             return False
         lowered = path.lower()
-        name = _strip_md(lowered.rsplit("/", 1)[-1])
+        name = strip_md(lowered.rsplit("/", 1)[-1])
         return len(self._by_name.get(name, ())) <= 1 and len(self._by_alias.get(lowered, ())) <= 1
 
     def _exact(self, path: str) -> str | None:
@@ -227,9 +292,17 @@ class LinkGraph:
                 return min(matches)
         return None
 
+    def _deps(self) -> dict[str, dict[str, list[int]]]:
+        """The `_dependents` map, built from every file's targets on first use."""
+        if self._dependents is None:
+            self._dependents = {}
+            for file, targets in self._targets.items():
+                _add_dependents(self._dependents, file, targets)
+        return self._dependents
+
     def _mark(self, stale: Stale, key: str) -> None:
         """Add the links that depend on name or alias `key` to `stale`."""
-        for source, indexes in self._dependents.get(key, {}).items():
+        for source, indexes in self._deps().get(key, {}).items():
             _merge(stale, source, set(indexes))
 
     def _refresh(self, stale: Mapping[str, set[int] | None]) -> None:
@@ -271,12 +344,13 @@ class LinkGraph:
                 self._changed.add(source)
 
     def _forget_links(self, file: str) -> None:
-        for key in _dependency_keys(self._targets[file]):
-            dependents = self._dependents.get(key)
+        all_dependents = self._deps()
+        for key in dependency_keys(self._targets[file]):
+            dependents = all_dependents.get(key)
             if dependents is not None:
                 dependents.pop(file, None)
                 if not dependents:
-                    del self._dependents[key]
+                    del all_dependents[key]
         for dest in self._resolved[file]:
             if dest is not None:
                 self._unref(dest, file)
@@ -289,6 +363,15 @@ class LinkGraph:
             del refs[source]
             if not refs:
                 del self._backrefs[target]
+
+
+def _add_dependents(
+    dependents: dict[str, dict[str, list[int]]], file: str, targets: Sequence[str]
+) -> None:
+    """Record in `dependents` the name and alias keys each of `file`'s links depends on."""
+    for index, target in enumerate(targets):
+        for key in target_keys(target):
+            dependents.setdefault(key, {}).setdefault(file, []).append(index)
 
 
 def _merge(stale: Stale, source: str, indexes: set[int] | None) -> None:
@@ -313,51 +396,3 @@ def _discard(index: dict[str, list[str]], key: str, file: str) -> None:
         files.remove(file)
         if not files:
             del index[key]
-
-
-def _bare(target: str) -> str:
-    """The path part of a link target: no `|display`, no `#subpath`, '/' separators."""
-    return target.split("|", 1)[0].split("#", 1)[0].strip().replace("\\", "/")
-
-
-def _strip_md(name: str) -> str:
-    return name[:-3] if name.endswith(".md") else name
-
-
-def _name_key(path: str) -> str:
-    """Lower-case last segment without `.md`: links and files meet on this key."""
-    return _strip_md(path.rsplit("/", 1)[-1].lower())
-
-
-def _dependency_keys(targets: Iterable[str]) -> set[str]:
-    """Name keys and alias keys whose files can decide where these targets resolve."""
-    keys: set[str] = set()
-    for target in targets:
-        keys.update(_target_keys(target))
-    return keys
-
-
-@functools.lru_cache(maxsize=1 << 16)
-def _target_keys(target: str) -> tuple[str, ...]:
-    """`_dependency_keys` of one target, remembered: a vault links to far fewer distinct
-    targets than it has links, and loading it registers every link."""
-    keys: set[str] = set()
-    bare = _bare(target)
-    if bare:
-        for form in {bare, unquote(bare)}:
-            keys.add(_name_key(form))
-            keys.add(form.lstrip("/").lower())
-    return tuple(sorted(keys))
-
-
-def _ends_with(path: str, link: str) -> bool:
-    """`path` (lower-case) is the file `link` (lower-case) names: whole trailing segments."""
-    return any(path == form or path.endswith("/" + form) for form in (link, link + ".md"))
-
-
-def _pick(candidates: Iterable[str], folder: str) -> str | None:
-    """Obsidian's tie-break: the one candidate; else one in `folder`; else the shortest path."""
-    ranked = sorted(
-        candidates, key=lambda path: (posixpath.dirname(path) != folder, len(path), path)
-    )
-    return ranked[0] if ranked else None

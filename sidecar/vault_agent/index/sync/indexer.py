@@ -36,6 +36,7 @@ from vault_agent.index.sync.pdf_pipeline import PdfPipeline, PdfReady
 from vault_agent.index.sync.status import (
     FileStateName,
     FileStatus,
+    FileStatuses,
     IndexProgress,
     ProgressCallback,
     SyncReport,
@@ -79,7 +80,7 @@ class Indexer:
         )
         self.graph = self.links.graph
         self.progress = IndexProgress()
-        self.statuses: dict[str, FileStatus] = {}
+        self.statuses = FileStatuses()
         self._pdfs = PdfPipeline(settings, settings.vault_data_dir / "extract-cache")
         self._lock = threading.Lock()
 
@@ -138,12 +139,18 @@ class Indexer:
             self.links.ensure_loaded(self.store.file_states(VAULT_SOURCE))
 
     def close(self) -> None:
-        """Commit and close the link cache."""
-        self.links.close()
+        """Save the link graph for the next start (not during a sync: it may be halfway
+        through a change, and a long sync mustn't hold up the shutdown); close the cache."""
+        idle = self._lock.acquire(blocking=False)
+        try:
+            self.links.close(save=idle)
+        finally:
+            if idle:
+                self._lock.release()
 
     def file_status(self) -> list[FileStatus]:
         """Per-file status of the last sync, sorted by path."""
-        return [self.statuses[file] for file in sorted(self.statuses)]
+        return self.statuses.listed()
 
     # ----------------------------------------------------------------- sync steps
 
@@ -175,9 +182,9 @@ class Indexer:
             gone = {p for p in looked_at if p in states and p not in notes_on_disk}
             vanished_files = {p for p in looked_at if p in self.graph} - {f.file for f in on_disk}
         self._delete(gone | {f for f in vanished_files if is_note(f)}, report)
-        looked_at_all = set(self.statuses) if paths is None else set(paths)
+        looked_at_all = self.statuses.files() if paths is None else set(paths)
         for file in looked_at_all - set(notes_on_disk):
-            self.statuses.pop(file, None)
+            self.statuses.pop(file)
         for file, reason in sorted(problems.items()):
             self._fail(file, "skipped", reason, report)
         for file in vanished_files:
@@ -195,7 +202,7 @@ class Indexer:
             state = states.get(vault_file.file)
             if state is not None and self._unchanged_on_disk(state, vault_file):
                 report.unchanged += 1
-                self._keep_status(vault_file.file, state)
+                self.statuses.keep(vault_file.file, state.chunk_count)
                 if is_pdf(vault_file.file):
                     unchanged_pdfs.add(state.content_hash)
             else:
@@ -241,7 +248,7 @@ class Indexer:
         self.store.delete_files(sorted(files))
         self.links.removed(files)
         for file in files:
-            self.statuses.pop(file, None)
+            self.statuses.pop(file)
             self._pdfs.forget(file)
         report.deleted += len(files)
 
@@ -306,7 +313,7 @@ class Indexer:
         content_hash = hashlib.sha256(raw).hexdigest()
         if state is not None and self._current(state) and state.content_hash == content_hash:
             report.unchanged += 1  # touched, not edited
-            self._keep_status(file, state)
+            self.statuses.keep(file, state.chunk_count)
             return None
         try:
             note = parse_note(file, raw)
@@ -334,7 +341,7 @@ class Indexer:
             return None
         if state is not None and self._current(state) and state.content_hash == content_hash:
             report.unchanged += 1  # touched, not edited: no extraction either
-            self._keep_status(file, state)
+            self.statuses.keep(file, state.chunk_count)
             return None
         ready = self._pdfs.start(vault_file, path, content_hash)
         return None if ready is None else self._pdf_pending(ready, state, report)
@@ -380,11 +387,13 @@ class Indexer:
             warnings = list(note.warnings)
             if note.frontmatter_error:
                 warnings.append(note.frontmatter_error)
-            self.statuses[note.file] = FileStatus(
-                file=note.file,
-                state="indexed",
-                chunks=len(pending.prepared.chunks),
-                warnings=warnings,
+            self.statuses.set(
+                FileStatus(
+                    file=note.file,
+                    state="indexed",
+                    chunks=len(pending.prepared.chunks),
+                    warnings=warnings,
+                )
             )
         report.indexed += len(batch)
         report.chunks += chunks
@@ -404,11 +413,6 @@ class Indexer:
             and state.size == vault_file.size
         )
 
-    def _keep_status(self, file: str, state: FileState) -> None:
-        previous = self.statuses.get(file)
-        if previous is None or previous.state != "indexed":
-            self.statuses[file] = FileStatus(file=file, state="indexed", chunks=state.chunk_count)
-
     def _fail(
         self,
         file: str,
@@ -422,7 +426,7 @@ class Indexer:
         if stored is not None:
             self.store.delete_files([file])
             self.links.unindexed(file)
-        self.statuses[file] = FileStatus(file=file, state=state, reason=reason)
+        self.statuses.set(FileStatus(file=file, state=state, reason=reason))
         if state == "skipped":
             report.skipped += 1
         else:

@@ -8,6 +8,10 @@ the note is ignored and the note re-parsed, and a missing or corrupt file only c
 It is a SQLite table, one row per note, so that saving one edited note writes one row: the
 watcher's save-to-searchable time must not grow with the vault. Writes collect in a
 transaction until `commit()`; a crash before it loses only what a re-parse can rebuild.
+
+A saved graph (`graph_snapshot.py`) is trusted only while the cache holds the stamp it was
+saved with: the first change to any row deletes the stamp in the same transaction, so the
+stamp and the rows it vouches for are committed, or lost, together.
 """
 
 from __future__ import annotations
@@ -38,7 +42,8 @@ CREATE TABLE IF NOT EXISTS notes (
     aliases TEXT NOT NULL,
     links TEXT NOT NULL,
     stored_links TEXT
-) WITHOUT ROWID
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS snapshot (stamp TEXT NOT NULL);
 """
 
 
@@ -78,6 +83,27 @@ class LinkCache:
             self._db = _open(path)
         except sqlite3.DatabaseError as error:  # corrupt: it is only a cache
             self._db = _start_again(path, error)
+        self._stamp = self._read_stamp()
+
+    @property
+    def stamp(self) -> str | None:
+        """The stamp of the saved graph that matches the rows (None: no graph does)."""
+        with self._lock:
+            return self._stamp
+
+    def set_stamp(self, stamp: str) -> None:
+        """Commit the rows, vouched for by `stamp` (a graph saved from them)."""
+        with self._lock:
+            self._db.execute("DELETE FROM snapshot")
+            self._db.execute("INSERT INTO snapshot VALUES (?)", (stamp,))
+            self._db.commit()
+            self._stamp = stamp
+
+    def unstamp(self) -> None:
+        """No saved graph matches the rows (one that did proved unusable): the next
+        `commit` says so on disk, and the graph is saved again at shutdown."""
+        with self._lock:
+            self._changing()
 
     def notes(self) -> Iterator[CachedRow]:
         """Every cached note, streamed page by page. A damaged row is left out (its note gets
@@ -94,6 +120,7 @@ class LinkCache:
                     with contextlib.suppress(sqlite3.Error):
                         self._db.close()
                     self._db = _start_again(self.path, error)
+                    self._stamp = None
                 return
             for file, content_hash, aliases, links, stored_links in rows:
                 try:
@@ -117,18 +144,26 @@ class LinkCache:
         stored = None if note.stored_links is None else _dump(note.stored_links)
         row = (note.file, note.content_hash, _dump(note.aliases), _dump(note.links), stored)
         with self._lock:
+            self._changing()
             self._db.execute("INSERT OR REPLACE INTO notes VALUES (?, ?, ?, ?, ?)", row)
 
     def set_stored_links(self, links: dict[str, list[str] | None]) -> None:
         """Record the `links` payload now in the store for these notes (None: unknown)."""
         rows = [(None if v is None else _dump(v), file) for file, v in links.items()]
+        if not rows:
+            return
         with self._lock:
+            self._changing()
             self._db.executemany("UPDATE notes SET stored_links = ? WHERE file = ?", rows)
 
     def remove(self, files: Iterable[str]) -> None:
         """Forget these notes."""
+        rows = [(file,) for file in files]
+        if not rows:
+            return
         with self._lock:
-            self._db.executemany("DELETE FROM notes WHERE file = ?", [(f,) for f in files])
+            self._changing()
+            self._db.executemany("DELETE FROM notes WHERE file = ?", rows)
 
     def commit(self) -> None:
         """Make the writes since the last commit durable, all or none."""
@@ -141,10 +176,25 @@ class LinkCache:
             self._db.commit()
             self._db.close()
 
+    def _changing(self) -> None:
+        """A row is about to change: no saved graph matches the rows any more (in the same
+        transaction as the change). Called under the lock."""
+        if self._stamp is not None:
+            self._db.execute("DELETE FROM snapshot")
+            self._stamp = None
+
+    def _read_stamp(self) -> str | None:
+        try:
+            row = self._db.execute("SELECT stamp FROM snapshot").fetchone()
+        except sqlite3.DatabaseError:  # only costs the saved graph
+            return None
+        return None if row is None else str(row[0])
+
 
 def _open(path: Path) -> sqlite3.Connection:
     # A cache: losing the last commit is fine, the notes are re-read.
-    return open_private_db(path, CACHE_VERSION, "DROP TABLE IF EXISTS notes;", _SCHEMA)
+    drop = "DROP TABLE IF EXISTS notes; DROP TABLE IF EXISTS snapshot;"
+    return open_private_db(path, CACHE_VERSION, drop, _SCHEMA)
 
 
 def _start_again(path: Path, error: sqlite3.DatabaseError) -> sqlite3.Connection:
