@@ -16,13 +16,13 @@ import pytest
 
 from fake_llm import KINDS, FakeCall, FakeTurn, Kind, fake_provider, model_for
 from vault_agent.config import LlmSettings
+from vault_agent.http_errors import parse_retry_after
 from vault_agent.llm.errors import (
     ModelError,
     ModelRateLimitedError,
     ModelResponseError,
     ModelTimeoutError,
     ModelUnavailableError,
-    parse_retry_after,
 )
 from vault_agent.llm.messages import (
     Message,

@@ -7,10 +7,7 @@ events with a stable code.
 
 from __future__ import annotations
 
-import contextlib
-import email.utils
-import json
-import time
+from vault_agent.http_errors import error_detail, parse_retry_after
 
 
 class ModelError(Exception):
@@ -68,7 +65,7 @@ def error_for_status(
     :class:`ModelUnavailableError` (retryable), anything else a non-retryable
     :class:`ModelError` whose message carries the provider's own words plus a hint.
     """
-    detail = _error_detail(body)
+    detail = error_detail(body)
     said = f": {detail}" if detail else ""
     if status == 429:
         wait = parse_retry_after(retry_after)
@@ -102,35 +99,3 @@ def dropped_error(who: str, detail: str = "") -> ModelUnavailableError:
     """The connection closed before the model finished its turn."""
     extra = f" ({detail})" if detail else ""
     return ModelUnavailableError(f"{who} closed the stream before the answer was complete{extra}")
-
-
-def parse_retry_after(value: str | None) -> float | None:
-    """``Retry-After`` as seconds: either a number or an HTTP date (RFC 9110)."""
-    if not value:
-        return None
-    value = value.strip()
-    with contextlib.suppress(ValueError):
-        return max(0.0, float(value))
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when.timestamp() - time.time())
-
-
-def _error_detail(body: str, limit: int = 300) -> str:
-    """The human part of an error body: ``error.message``, ``message``, ``error`` or ``detail``."""
-    text = body.strip()
-    try:
-        data = json.loads(text)
-    except ValueError:
-        data = None
-    if isinstance(data, dict):
-        for key in ("error", "message", "detail"):
-            value = data.get(key)
-            if isinstance(value, dict):
-                value = value.get("message")
-            if isinstance(value, str) and value.strip():
-                text = value.strip()
-                break
-    return text if len(text) <= limit else text[:limit] + "..."

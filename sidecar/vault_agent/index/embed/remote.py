@@ -25,10 +25,7 @@ Synchronous httpx: the indexer and the searcher call embedders from worker threa
 
 from __future__ import annotations
 
-import email.utils
-import json
 import logging
-import time
 from collections.abc import Sequence
 
 import httpx
@@ -39,6 +36,7 @@ from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_at
 from tenacity.wait import wait_random_exponential
 
 from vault_agent.config import ServerModel, Settings
+from vault_agent.http_errors import error_detail, parse_retry_after
 from vault_agent.index.embed.endpoint import EmbeddingEndpoint, endpoint_for
 from vault_agent.index.embed.errors import EmbeddingError
 from vault_agent.vault.chunker import approximate_tokens
@@ -216,10 +214,11 @@ class RemoteEmbedder:
 
     def _status_error(self, response: httpx.Response) -> EmbeddingError:
         status, who, model = response.status_code, self.endpoint.who, self.endpoint.model
-        detail = _detail(response.text)
+        # Ollama's ``error`` string or OpenAI's ``error.message``, else the body.
+        detail = error_detail(response.text, DETAIL_CHARS, keys=("error",))
         said = f": {detail}" if detail else ""
         if status == 429:
-            wait = _seconds(response.headers.get("retry-after"))
+            wait = parse_retry_after(response.headers.get("retry-after"))
             return EmbeddingError(
                 f"{who} is rate-limiting requests (429){said}", retryable=True, retry_after=wait
             )
@@ -274,35 +273,3 @@ def _first_problem(error: ValidationError) -> str:
     problem = error.errors()[0]
     where = ".".join(str(part) for part in problem["loc"]) or "the body"
     return f"{where}: {problem['msg']}"
-
-
-def _detail(body: str) -> str:
-    """The human part of an error body: Ollama's ``error`` string, OpenAI's
-    ``error.message``, else the body itself, cut short."""
-    text = body.strip()
-    try:
-        data = json.loads(text)
-    except ValueError:
-        data = None
-    if isinstance(data, dict):
-        error = data.get("error")
-        if isinstance(error, dict):
-            error = error.get("message")
-        if isinstance(error, str) and error.strip():
-            text = error.strip()
-    return text if len(text) <= DETAIL_CHARS else text[:DETAIL_CHARS] + "..."
-
-
-def _seconds(retry_after: str | None) -> float | None:
-    """``Retry-After`` in seconds: a number or an HTTP date (RFC 9110)."""
-    if not retry_after:
-        return None
-    try:
-        return max(0.0, float(retry_after))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(retry_after)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when.timestamp() - time.time())
