@@ -81,7 +81,7 @@ class Analyzer:
 
     def subject_terms(self, text: str, *, query: bool = False) -> list[str]:
         """The terms of `text` without generic words: what it is about."""
-        return [term for term in self.terms(text, query=query) if term not in self._weak_words]
+        return [term for term in self.terms(text, query=query) if not self.is_weak(term)]
 
     def terms(self, text: str, *, query: bool = False) -> list[str]:
         """The terms of `text`, in order (a query's are the same, without version prefixes)."""

@@ -118,7 +118,8 @@ class Searcher:
         """What `search` finds, with each hit's chunk, and how confident retrieval is that
         the vault answers the query at all (`confidence.py`)."""
         boosts = self.options.boosts
-        hints = query_hints(query) if boosts else QueryHints()
+        written = query_hints(query)  # also read by the confidence check, boosts or not
+        hints = written if boosts else QueryHints()
         near = near if boosts else ()
         # Over-fetch so that collapsing to one chunk per note still fills `limit`.
         fetch = limit * 4 if one_per_note else limit
@@ -142,7 +143,7 @@ class Searcher:
         missing = missing_names(
             query, ranked.absent_terms, self.sparse.analyzer, ranked.foreign_language
         )
-        missing += self._missing_dates(query_hints(query), search_filter)
+        missing += self._missing_dates(written, search_filter)
         return Retrieval(passages, Confidence(ranked.top_cosine, missing))
 
     def _missing_dates(
