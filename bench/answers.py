@@ -52,7 +52,7 @@ VAULTS = {"examples/vault": REPO / "examples" / "vault"}
 SHARED_VAULTS = REPO.parent / "shared" / "data" / "vaults"
 #: The answer's quotes: lines that end in a citation, before "More from your notes".
 _MORE = "**More from your notes**"
-_MARKUP = re.compile(r"\[\[[^\]]*\]\]|\*\*|[`_]")
+_MARKUP = re.compile(r"\[\[[^\]]*\]\]|\*\*|[`_\"]")
 _DATE_PREFIX = re.compile(r"^\d{4}-\d{2}-\d{2}: ")
 
 
@@ -97,7 +97,9 @@ def main() -> None:
     parser.add_argument("files", type=Path, nargs="+")
     parser.add_argument("--show", action="store_true", help="print the answers that missed")
     parser.add_argument("--latency", action="store_true", help="time answers, don't score")
-    parser.add_argument("--vault", type=Path, help="the vault of --latency's question file")
+    parser.add_argument(
+        "--vault", type=Path, help="the vault of a retrieval question file (no `vault` keys)"
+    )
     args = parser.parse_args()
     if args.latency:
         for path in args.files:
@@ -108,7 +110,7 @@ def main() -> None:
             )
         return
     for path in args.files:
-        totals = asyncio.run(score_file(path))
+        totals = asyncio.run(score_file(path, args.vault))
         print(f"\n{path.name}: {len(totals.rows)} questions\n{totals.table()}")
         if args.show:
             for row in totals.rows:
@@ -116,9 +118,10 @@ def main() -> None:
                     print(f"\n--- missed ({row.kind}): {row.question}\n{row.answer}")
 
 
-async def score_file(path: Path) -> Totals:
-    """Every question of `path`, asked and scored (vaults indexed once each)."""
-    questions = load_questions(path)
+async def score_file(path: Path, vault: Path | None = None) -> Totals:
+    """Every question of `path`, asked and scored (vaults indexed once each); a retrieval
+    question file (no `vault` keys) is asked over `vault`."""
+    questions = load_questions(path, vault)
     by_vault: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for question in questions:
         by_vault[question["vault"]].append(question)
@@ -184,9 +187,21 @@ async def latency(path: Path, vault: Path, rounds: int = 3) -> list[float]:
     return times
 
 
-def load_questions(path: Path) -> list[dict[str, Any]]:
-    """The questions of an answer file."""
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+def load_questions(path: Path, vault: Path | None = None) -> list[dict[str, Any]]:
+    """The questions of an answer file, or of a retrieval question file over `vault` (its
+    evidence line is what the answer should quote; a question with no note is unanswerable)."""
+    questions = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    for question in questions:
+        if "vault" not in question and vault is not None:
+            question["vault"] = str(vault.resolve())
+        evidence = question.get("evidence") or []
+        # "start: 2023-09-12 ... end: 2023-09-30": each part is a line of the note.
+        lines = [evidence] if isinstance(evidence, str) else evidence
+        question["evidence"] = [part for line in lines for part in line.split(" ... ") if part]
+        if question.get("note") is None and not question.get("notes"):
+            question["note"], question["kind"] = None, "unanswerable"
+        question.setdefault("kind", "fact")
+    return questions
 
 
 def request_for(index: VaultIndex, question: dict[str, Any]) -> AgentRequest:

@@ -198,6 +198,8 @@ CHANGELOG = {
     "Daily/2026-01-05.md": "Tidied the garden shed and oiled the hinges.\n",
     "Plans.md": "# Plans\n\nThe Pro plan adds sync and publishing to the app. "
     "Pro is billed to the account owner, who can cancel it from the account page.\n",
+    "Guides/Sorting.md": "# Random sorting\n\nYour queries can sort the tasks they find "
+    "randomly.\n\nThis shipped in 7.11.0.\n",
 }
 
 
@@ -228,6 +230,18 @@ async def test_the_latest_release_comes_first_in_version_order(changelog: VaultI
     done = done_of(await ask(changelog, ExtractiveAnswerer(), question))
     # 1.10.0 is newer than 1.3.0 (numbers, not strings), and the Sync release is off-topic.
     assert done.answer.splitlines()[0].endswith("[[v1.10.0#Export]]")
+
+
+async def test_a_when_question_is_answered_by_the_sentence_that_dates_it(
+    changelog: VaultIndex,
+) -> None:
+    question = "When did queries start to support random sorting of tasks?"
+    done = done_of(await ask(changelog, ExtractiveAnswerer(), question))
+    # Not the sentence closest in words (what random sorting does): the one beside it that
+    # says when; the closest one follows.
+    first, second = done.answer.splitlines()[:2]
+    assert first == "This shipped in 7.11.0. [[Guides/Sorting#Random sorting]]", done.answer
+    assert second.startswith("Your queries can sort the tasks they find randomly.")
 
 
 async def test_an_amount_the_notes_never_state_is_not_covered(changelog: VaultIndex) -> None:

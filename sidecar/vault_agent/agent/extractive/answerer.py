@@ -54,6 +54,17 @@ LEXICAL_WEIGHT = 0.05
 NAME_MISSING = 0.1
 #: Added to a quote holding a number, when the question asks for an amount.
 QUANTITY_BONUS = 0.05
+#: Added to a quote placed in time (a date, a year, a version, or a dated or versioned note)
+#: when the question asks when or in which release.
+WHEN_BONUS = 0.05
+#: A quote holding what the question asks for (a number, a date) opens the answer when it
+#: scores within this of the best quote.
+FITS_BELOW_BEST = 0.15
+#: ...or, in the best quote's own section, within this.
+BESIDE_BELOW_BEST = 0.3
+#: Added to quotes from the note retrieval ranked first (over 1 + rank for the others):
+#: search weighs every word of the question against whole notes, a sentence alone can't.
+NOTE_RANK_WEIGHT = 0.04
 #: An answer says something: a quote of fewer words (or CJK characters) only supports.
 ANSWER_WORDS = 4
 ANSWER_WIDE_CHARS = 8
@@ -86,6 +97,7 @@ _ISO_DATE = re.compile(r"\b(\d{4}-\d{2}-\d{2})\b")
 _NUMBER = re.compile(r"\d")
 _EXACT = re.compile(r"\d|\w[._]\w")
 _VERSION = re.compile(r"\bv?(\d+(?:\.\d+)+)\b", re.IGNORECASE)
+_TIME = re.compile(r"\b(?:1[89]|20)\d\d\b|\bv?\d+\.\d+\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -98,6 +110,8 @@ class Quote:
     score: float
     version: tuple[int, ...] | None = None
     """The version its note is named by (release notes: "v1.13.5"), to order them."""
+    fits: bool = False
+    """It holds what the question asks for: a number for an amount, a date for a time."""
 
     @property
     def link(self) -> str:
@@ -176,7 +190,9 @@ def _scored(
     candidates: list[_Candidate] = []
     # Units of one section share its note title and heading: their terms are read once.
     place_terms: dict[tuple[str, str], set[str]] = {}
+    note_ranks: dict[str, int] = {}
     for rank, passage in enumerate(passages):
+        note_rank = note_ranks.setdefault(passage.hit.file, len(note_ranks))
         chunk = passage.chunk
         for unit in split_units(chunk.body, chunk.heading):
             if unit.navigation:
@@ -194,7 +210,7 @@ def _scored(
             named = sum(name <= context_terms for name in names) / len(names) if names else 1.0
             holds = all(name <= context_terms for name in exact)
             lexical = shared + 0.3 / (1 + rank)
-            candidates.append(_Candidate(unit, passage, lexical, named, holds))
+            candidates.append(_Candidate(unit, passage, lexical, named, holds, note_rank))
     if exact and any(candidate.holds_exact for candidate in candidates):
         # A question naming a version or an identifier is answered from where it is named:
         # what v1.7 changed does not answer what v1.13.0 changed, however alike they read.
@@ -222,10 +238,18 @@ def _scored(
             score += ACTIVE_BONUS
         if passage.hit.file in subject:
             score += SUBJECT_BONUS
-        if plan.quantity and _NUMBER.search(unit.text):
-            score += QUANTITY_BONUS
         chunk = passage.chunk
-        quotes.append(Quote(unit, _ref(passage, unit), _date_of(chunk), score, _version_of(chunk)))
+        date, version = _date_of(chunk), _version_of(chunk)
+        # What the question asks for: an amount holds a number; a time a date or a version,
+        # or sits in a note dated or named by one.
+        fits = bool(
+            (plan.quantity and _NUMBER.search(unit.text))
+            or (plan.when and (date or version or _TIME.search(unit.text)))
+        )
+        if fits:
+            score += QUANTITY_BONUS if plan.quantity else WHEN_BONUS
+        score += NOTE_RANK_WEIGHT / (1 + candidate.note_rank)
+        quotes.append(Quote(unit, _ref(passage, unit), date, score, version, fits))
     return sorted(quotes, key=lambda quote: -quote.score)
 
 
@@ -241,6 +265,8 @@ class _Candidate:
     """The share of the question's names its note, heading or text holds."""
     holds_exact: bool
     """It holds every version and identifier the question names."""
+    note_rank: int
+    """Where retrieval ranked its note among the notes found (0: first)."""
 
     @property
     def read_as(self) -> str:
@@ -266,12 +292,32 @@ def _answer_first(quotes: list[Quote], kept: list[Quote], plan: SearchPlan) -> l
                 return [ordered]
     worthy = [quote for quote in kept if _says_something(quote.unit.text)] or kept
     first = [worthy[0]]
-    for quote in worthy[1:]:
+    lead = _fitting_lead(quotes, worthy[0], plan)
+    if lead is not None:
+        first = [lead]
+    for quote in worthy:
         if quote.score < worthy[0].score - SECOND_WITHIN or len(first) == ANSWER_UNITS:
             break
         if quote.unit.text != first[0].unit.text:
             first.append(quote)
     return first
+
+
+def _fitting_lead(quotes: list[Quote], best: Quote, plan: SearchPlan) -> Quote | None:
+    """For a question asking when or how much, when the best quote holds no date or number:
+    the best quote holding one that bears on the question nearly as well, else one beside
+    the best in its section ("Random sorting shuffles the tasks. It shipped in 7.11.0.")."""
+    if not (plan.when or plan.quantity) or best.fits:
+        return None
+    fitting = [q for q in quotes if q.fits and _says_something(q.unit.text)]
+    close = [q for q in fitting if q.score >= best.score - FITS_BELOW_BEST]
+    section = (best.ref.file, best.unit.heading)
+    beside = [
+        q
+        for q in fitting
+        if (q.ref.file, q.unit.heading) == section and q.score >= best.score - BESIDE_BELOW_BEST
+    ]
+    return (close or beside or [None])[0]
 
 
 def _in_order(

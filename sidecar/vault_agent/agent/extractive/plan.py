@@ -45,6 +45,14 @@ _QUANTITY = re.compile(
     r"сколько)\b|多少|多久|多长|几|どのくらい|何[個回分時日]|いくら",
     re.IGNORECASE,
 )
+# Questions asking when (or in which release): the answer names a date, a year or a version.
+_WHEN = re.compile(
+    r"\b(?:when|since (?:when|which)|(?:what|which) (?:year|date|day|version|release|update)|"
+    r"in (?:which|what) (?:year|version|release|update)|wann|seit wann|welche[rmns]? version|"
+    r"quand|depuis quand|quelle version|cu[aá]ndo|desde cu[aá]ndo|qu[eé] versi[oó]n|когда|"
+    r"с какой версии|в какой версии)\b|什么时候|何时|哪个版本|哪一版|いつ|どのバージョン",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -59,6 +67,8 @@ class SearchPlan:
     order: DateOrder = None
     quantity: bool = False
     """The question asks for an amount, a size, a duration: the answer holds a number."""
+    when: bool = False
+    """The question asks when, or in which release: the answer holds a date or a version."""
     active_file: str = ""
     near: frozenset[str] = frozenset()
     """Files to favour: the open note and its neighbourhood."""
@@ -100,6 +110,7 @@ def plan(request: AgentRequest, active_file: str, analyzer: Analyzer) -> SearchP
         earlier=earlier,
         order=date_order(question),
         quantity=bool(_QUANTITY.search(question)),
+        when=bool(_WHEN.search(question)),
         active_file=active_file,
         near=frozenset(near),
         selection=selection,
