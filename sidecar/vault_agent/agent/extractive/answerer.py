@@ -317,7 +317,8 @@ def _fitting_lead(quotes: list[Quote], best: Quote, plan: SearchPlan) -> Quote |
         for q in fitting
         if (q.ref.file, q.unit.heading) == section and q.score >= best.score - BESIDE_BELOW_BEST
     ]
-    return (close or beside or [None])[0]
+    found = close or beside
+    return found[0] if found else None
 
 
 def _in_order(
