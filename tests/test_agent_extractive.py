@@ -198,6 +198,8 @@ CHANGELOG = {
     "Daily/2026-01-05.md": "Tidied the garden shed and oiled the hinges.\n",
     "Plans.md": "# Plans\n\nThe Pro plan adds sync and publishing to the app. "
     "Pro is billed to the account owner, who can cancel it from the account page.\n",
+    "Films/Blade Runner.md": "---\ncategories: [Movies]\ndirector: Ridley Scott\nyear: 1982\n"
+    "last: 2023-09-14\n---\n",
     "Guides/Sorting.md": "# Random sorting\n\nYour queries can sort the tasks they find "
     "randomly.\n\nThis shipped in 7.11.0.\n",
 }
@@ -242,6 +244,15 @@ async def test_a_when_question_is_answered_by_the_sentence_that_dates_it(
     first, second = done.answer.splitlines()[:2]
     assert first == "This shipped in 7.11.0. [[Guides/Sorting#Random sorting]]", done.answer
     assert second.startswith("Your queries can sort the tasks they find randomly.")
+
+
+async def test_a_property_answers_when_the_question_asks_for_it(changelog: VaultIndex) -> None:
+    # A note of properties alone (a film log): the property the question names answers it.
+    question = "When did I last watch Blade Runner?"
+    done = done_of(await ask(changelog, ExtractiveAnswerer(), question))
+    assert done.answer.splitlines()[0] == "last: 2023-09-14 [[Films/Blade Runner]]", done.answer
+    done = done_of(await ask(changelog, ExtractiveAnswerer(), "Who directed Blade Runner?"))
+    assert "director: Ridley Scott [[Films/Blade Runner]]" in done.answer.split("**More")[0]
 
 
 async def test_an_amount_the_notes_never_state_is_not_covered(changelog: VaultIndex) -> None:

@@ -114,6 +114,8 @@ async def test_get_note_rebuilds_the_note_with_its_sections(agent_index: VaultIn
     assert result.ok
     on_disk = (agent_index.settings.vault_root / STARTER).read_text(encoding="utf-8")
     assert "## Feeding schedule" in result.content and "## Troubleshooting" in result.content
+    # Its properties first, as Obsidian shows them above the note (tags are kept apart).
+    assert "---\ntype: recipe\naliases: Gus, Starter\ncreated: 2026-08-31\n---" in result.content
     for line in ("My starter is called Gus.", "Smells of acetone: underfed."):
         assert line in on_disk and line in result.content
     assert "[[Recipes/Sourdough Starter#Reviving from the fridge]]" in result.content

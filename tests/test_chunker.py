@@ -103,6 +103,40 @@ def test_note_without_body_gets_one_title_chunk() -> None:
         assert chunks == [Chunk(chunk_index=0, heading="", body="", embed_text="Quiet Note")]
 
 
+def test_properties_are_embedded_after_the_title_and_kept_with_the_first_chunk() -> None:
+    note = parse(
+        '---\ntags: [film]\ncssclasses: [wide]\ndirector: "[[Ridley Scott]]"\n'
+        'cast:\n  - "[[Harrison Ford]]"\n  - Rutger Hauer\nlast: 2023-09-14\nwatched: true\n'
+        "cover: https://example.com/poster.jpg\nrating:\nextra: {a: 1}\n---\n"
+        f"# Plot\n{para('plot', 400)}\n# Notes\n{para('notes', 400)}",
+        "Films/Blade Runner.md",
+    )
+    chunks = chunk_note(note, CHARS)
+    facts = [
+        "director: Ridley Scott",
+        "cast: Harrison Ford, Rutger Hauer",
+        "last: 2023-09-14",
+        "watched: yes",
+        "rating:",
+    ]
+    # Links read as their text; tags, display settings, URLs and nested data are no facts.
+    assert chunks[0].properties == facts
+    assert chunks[0].embed_text.startswith("\n".join(["Blade Runner", *facts, "Plot", ""]))
+    assert [chunk.properties for chunk in chunks[1:]] == [[]]
+    assert "director" not in chunks[1].embed_text
+    # A note of properties alone is found by them.
+    [only] = chunk_note(parse("---\nlast: 2023-09-14\n---\n", "Films/Alien.md"), CHARS)
+    assert (only.embed_text, only.properties) == ("Alien\nlast: 2023-09-14", ["last: 2023-09-14"])
+
+
+def test_properties_take_at_most_a_quarter_of_the_chunk() -> None:
+    values = "\n".join(f"field{i}: {para('value', 80)}" for i in range(40))
+    chunks = chunk_note(parse(f"---\n{values}\n---\n{para('body', 300)}"), CHARS)
+    facts = "\n".join(chunks[0].properties)
+    assert 0 < len(facts) <= CHARS.max_size // 4
+    assert_nothing_lost(parse(f"---\n{values}\n---\n{para('body', 300)}"), chunks)
+
+
 def test_a_lone_empty_heading_still_gets_a_chunk() -> None:
     chunks = chunk_note(parse("# Only a heading\n"), CHARS)
     assert [(chunk.heading, chunk.body) for chunk in chunks] == [("Only a heading", "")]

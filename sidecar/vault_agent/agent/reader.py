@@ -14,7 +14,7 @@ from datetime import date
 from pathlib import Path, PurePosixPath
 
 from vault_agent.agent.citations.documents import DocumentLookup
-from vault_agent.index.note_text import rebuild_markdown
+from vault_agent.index.note_text import note_markdown, rebuild_markdown
 from vault_agent.index.search.searcher import Searcher
 from vault_agent.index.store.protocol import ChunkPayload, SearchFilter, Store
 from vault_agent.index.vault_index import VaultIndex
@@ -95,10 +95,11 @@ class NoteReader:
         return sorted(found, key=lambda chunk: chunk.chunk_index)
 
     def markdown(self, file: str) -> str:
-        """The note's text: unsaved content if given, else rebuilt from its chunks."""
+        """The note's text: unsaved content if given, else rebuilt from its chunks (its
+        properties first)."""
         if file in self.overrides:
             return self.overrides[file]
-        return rebuild_markdown(self.chunks(file))
+        return note_markdown(self.chunks(file))
 
     def headings(self, file: str) -> list[str] | None:
         """The heading paths of note ``file`` ("Setup > Linux"), its title heading included;

@@ -38,7 +38,7 @@ from vault_agent.agent.tool_args import (
     SearchNotesArgs,
 )
 from vault_agent.index.note_text import (
-    rebuild_markdown,
+    note_markdown,
 )
 from vault_agent.index.search.hits import (
     SearchHit,
@@ -382,7 +382,7 @@ def _daily_result(reader: NoteReader, files: list[tuple[str, str]], intro: str) 
         if budget <= 0:
             lines.append(f"\n## {note_link(file)} ({day}): not shown (over the size budget)")
             continue
-        text = reader.overrides.get(file) or rebuild_markdown(chunks.get(file, []))
+        text = reader.overrides.get(file) or note_markdown(chunks.get(file, []))
         lines.append(f"\n## {note_link(file)} ({day})\n{clip(text, max(budget, 200))}")
         budget -= len(text)
         notes.append(NoteRef(file=file, title=note_title(file)))

@@ -27,7 +27,7 @@ from vault_agent.index.store.protocol import (
     Store,
     point_id,
 )
-from vault_agent.vault.chunker import Chunk, ChunkSizes, chunk_note
+from vault_agent.vault.chunker import CHUNKS_VERSION, Chunk, ChunkSizes, chunk_note
 from vault_agent.vault.notes import Note
 
 #: Sections smaller than this (in tokens) are merged with a neighbour.
@@ -109,9 +109,9 @@ class Ingest:
 
     @property
     def model_name(self) -> str:
-        """What every written chunk records as `embedding_model`: the dense model and the BM25
-        terms it was written with. Another value means the chunk must be redone."""
-        return f"{self.embedder.model_name}+{self.sparse.name}"
+        """What every written chunk records as `embedding_model`: the dense model, the BM25
+        terms and the chunk recipe it was written with. Another value means it must be redone."""
+        return f"{self.embedder.model_name}+{self.sparse.name}+chunks-v{CHUNKS_VERSION}"
 
     def prepare(self, note: Note, keys: FileKeys, *, replaces: bool = True) -> Prepared:
         """`note` cut into chunks under `keys`."""
@@ -163,6 +163,7 @@ class Ingest:
             body=chunk.body,
             embedding_model=self.model_name,
             page=chunk.page,
+            properties=chunk.properties,
         )
 
 

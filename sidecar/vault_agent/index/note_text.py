@@ -27,3 +27,13 @@ def rebuild_markdown(chunks: list[ChunkPayload]) -> str:
         if chunk.body:
             parts.append(chunk.body)
     return "\n\n".join(parts)
+
+
+def note_markdown(chunks: list[ChunkPayload]) -> str:
+    """What a reader of the note sees: its properties (``key: value`` lines, between ``---``
+    lines as Obsidian shows them above the note) and its markdown rebuilt from `chunks`."""
+    markdown = rebuild_markdown(chunks)
+    properties = chunks[0].properties if chunks else []
+    if not properties:
+        return markdown
+    return "\n".join(["---", *properties, "---", markdown])

@@ -6,6 +6,9 @@ count exactly that, with `ChunkSizes.measure`: the embedder's own tokenizer when
 chunks (MiniLM reads at most 256 word-pieces; anything past them would never be embedded),
 characters in some tests. So every chunk's embedded text fits whole.
 
+The note's properties (`properties.py`: ``last: 2023-09-14``) are embedded after the title in
+the first section's chunks, up to a quarter of the chunk, and kept with chunk 0 to be quoted.
+
 Small sections are merged into a neighbour (their heading kept as a markdown heading line in
 the body, so nothing is lost); long ones are split at paragraph, then line, then sentence,
 then word boundaries into windows, each embedded with the tail of the window before it as
@@ -25,9 +28,12 @@ from itertools import pairwise
 from pydantic import BaseModel
 
 from vault_agent.vault.notes import Note, Section
+from vault_agent.vault.properties import property_lines
 from vault_agent.vault.reading_text import reading_text
 
 HEADING_SEPARATOR = " > "
+#: Bump when what a chunk embeds changes: stored chunks record it, and another one is redone.
+CHUNKS_VERSION = 2
 #: Markdown longer than this many characters per unit of the chunk size (more than any script
 #: averages per token) is split without measuring it whole.
 _TOO_LONG_FACTOR = 16
@@ -69,6 +75,7 @@ class Chunk(BaseModel):
     body: str
     embed_text: str  # title + heading path (+ the window before) + the body's reading text
     page: int | None = None  # PDFs: the page the chunk is on
+    properties: list[str] = []  # chunk 0: the note's properties as "key: value" lines
 
 
 def chunk_note(note: Note, sizes: ChunkSizes | None = None) -> list[Chunk]:
@@ -85,9 +92,12 @@ def chunk_note(note: Note, sizes: ChunkSizes | None = None) -> list[Chunk]:
         groups = [_Group.of(section, reader) for section in note.sections]
     else:
         groups = _merge_small(note, reader)
+    facts = _fitted_facts(property_lines(note.frontmatter), reader)
     chunks: list[Chunk] = []
     for group in groups:
-        head = _fitted_head(_head(note.title, group.heading), reader)
+        # The note's properties follow its title, before the heading path.
+        title = "\n".join([note.title, *facts]) if group is groups[0] else note.title
+        head = _fitted_head(_head(title, group.heading), reader)
         # An empty section still gets its chunk: the heading alone is worth finding.
         for body, reading, context in _windows(head, group, reader) or [("", "", "")]:
             text = f"{context}\n{reading}" if context else reading
@@ -101,7 +111,9 @@ def chunk_note(note: Note, sizes: ChunkSizes | None = None) -> list[Chunk]:
                 )
             )
     if not chunks:
-        chunks.append(Chunk(chunk_index=0, heading="", body="", embed_text=note.title))
+        text = "\n".join([note.title, *facts])
+        chunks.append(Chunk(chunk_index=0, heading="", body="", embed_text=text))
+    chunks[0].properties = facts
     return chunks
 
 
@@ -351,6 +363,18 @@ def _fitted_head(head: str, reader: _Reader) -> str:
     if reader.measure(head) <= half:
         return head
     return _cut_word(head, half, reader.measure)[0]
+
+
+def _fitted_facts(lines: list[str], reader: _Reader) -> list[str]:
+    """The first of `lines` that fit in a quarter of the chunk (a note's properties: the
+    section after them needs the rest)."""
+    room = reader.sizes.max_size // 4
+    fitted: list[str] = []
+    for line in lines:
+        if reader.measure("\n".join([*fitted, line])) > room:
+            break
+        fitted.append(line)
+    return fitted
 
 
 def _trailing(piece: str, measure: Callable[[str], int]) -> int:

@@ -22,7 +22,7 @@ import numpy as np
 
 from vault_agent.agent.citations.links import NoteRef, cite, note_title
 from vault_agent.agent.extractive.plan import SearchPlan
-from vault_agent.agent.extractive.units import Unit, split_units
+from vault_agent.agent.extractive.units import Unit, property_units, split_units
 from vault_agent.agent.reader import ToolsContext
 from vault_agent.agent.tools import EARLIEST_DAY
 from vault_agent.index.embed.names import names_in
@@ -62,6 +62,8 @@ WHEN_BONUS = 0.05
 FITS_BELOW_BEST = 0.15
 #: ...or, in the best quote's own section, within this.
 BESIDE_BELOW_BEST = 0.3
+#: A property's name and a question's word this long that begin alike are one word's family.
+KEY_STEM_CHARS = 5
 #: Added to quotes from the note retrieval ranked first (over 1 + rank for the others):
 #: search weighs every word of the question against whole notes, a sentence alone can't.
 NOTE_RANK_WEIGHT = 0.04
@@ -152,7 +154,10 @@ def answer(plan: SearchPlan, context: ToolsContext) -> Answer:
     if not passages:
         return Answer(NOTHING, [], plan.query, 0)
     closest = _closest_notes([passage.hit for passage in found.passages or passages])
-    if all(search.confidence.low for search in searches) and not plan.pointed:
+    # Retrieval's confidence is for questions that stand alone: a follow-up about the notes
+    # just cited ("what advice did she give?") is vague by nature; its quotes must still
+    # reach the answer floor.
+    if all(search.confidence.low for search in searches) and not (plan.pointed or subject):
         return Answer(_absent(closest), closest, plan.query, len(passages))
     quotes = _scored(plan, passages, context, subject)
     kept = _relevant(quotes)
@@ -179,6 +184,7 @@ def _scored(
     """Every unit of the passages, the promising ones scored by meaning too."""
     analyzer: Analyzer = context.searcher.sparse.analyzer
     wanted = set(analyzer.subject_terms(" ".join(plan.queries), query=True))
+    question_terms = set(analyzer.terms(plan.question, query=True))
     shown = set(analyzer.terms(plan.selection)) if plan.selection else set()
     named_terms = {
         name: set(analyzer.terms(name, query=True))
@@ -194,9 +200,13 @@ def _scored(
     for rank, passage in enumerate(passages):
         note_rank = note_ranks.setdefault(passage.hit.file, len(note_ranks))
         chunk = passage.chunk
-        for unit in split_units(chunk.body, chunk.heading):
+        for unit in [*property_units(chunk.properties), *split_units(chunk.body, chunk.heading)]:
             if unit.navigation:
                 continue
+            if unit.fact and not (
+                _names_key(unit, question_terms, analyzer) or _fits(plan, unit.text)
+            ):
+                continue  # a property the question doesn't ask about ("type: person")
             terms = set(analyzer.terms(unit.text))
             if shown and terms and len(terms & shown) >= SHOWN_SHARE * min(len(terms), len(shown)):
                 continue  # the selected text itself (or holding it): the user has it already
@@ -242,13 +252,11 @@ def _scored(
         date, version = _date_of(chunk), _version_of(chunk)
         # What the question asks for: an amount holds a number; a time a date or a version,
         # or sits in a note dated or named by one.
-        fits = bool(
-            (plan.quantity and _NUMBER.search(unit.text))
-            or (plan.when and (date or version or _TIME.search(unit.text)))
-        )
+        fits = _fits(plan, unit.text, placed=bool(date or version) and not unit.fact)
         if fits:
             score += QUANTITY_BONUS if plan.quantity else WHEN_BONUS
-        score += NOTE_RANK_WEIGHT / (1 + candidate.note_rank)
+        if plan.order is None:  # a last/first question is ordered by date, not by rank
+            score += NOTE_RANK_WEIGHT / (1 + candidate.note_rank)
         quotes.append(Quote(unit, _ref(passage, unit), date, score, version, fits))
     return sorted(quotes, key=lambda quote: -quote.score)
 
@@ -270,7 +278,28 @@ class _Candidate:
 
     @property
     def read_as(self) -> str:
-        return f"{self.passage.chunk.title}. {_last(self.unit.heading)}: {self.unit.text}"
+        heading = _last(self.unit.heading)
+        place = f"{self.passage.chunk.title}. {heading}" if heading else self.passage.chunk.title
+        return f"{place}: {self.unit.text}"
+
+
+def _fits(plan: SearchPlan, text: str, placed: bool = False) -> bool:
+    """True when `text` holds what the question asks for: a number for an amount; for a time,
+    a date, a year or a version, or it is `placed` (its note is dated or named by a version)."""
+    if plan.quantity and _NUMBER.search(text):
+        return True
+    return plan.when and (placed or bool(_TIME.search(text)))
+
+
+def _names_key(unit: Unit, question_terms: set[str], analyzer: Analyzer) -> bool:
+    """True when the question names the property (``last: 2023-09-14``: "when did I last..."),
+    as written or as a word of its family ("directed" for ``director``)."""
+    for key in analyzer.terms(unit.text.split(":", 1)[0]):
+        for term in question_terms:
+            shorter, longer = sorted((key, term), key=len)
+            if key == term or (len(shorter) >= KEY_STEM_CHARS and longer.startswith(shorter)):
+                return True
+    return False
 
 
 def _relevant(quotes: list[Quote]) -> list[Quote]:
@@ -290,7 +319,7 @@ def _answer_first(quotes: list[Quote], kept: list[Quote], plan: SearchPlan) -> l
             ordered = _in_order(quotes, kept[0].score, when, plan.order)
             if ordered is not None:
                 return [ordered]
-    worthy = [quote for quote in kept if _says_something(quote.unit.text)] or kept
+    worthy = [quote for quote in kept if _says_something(quote.unit)] or kept
     first = [worthy[0]]
     lead = _fitting_lead(quotes, worthy[0], plan)
     if lead is not None:
@@ -309,7 +338,7 @@ def _fitting_lead(quotes: list[Quote], best: Quote, plan: SearchPlan) -> Quote |
     the best in its section ("Random sorting shuffles the tasks. It shipped in 7.11.0.")."""
     if not (plan.when or plan.quantity) or best.fits:
         return None
-    fitting = [q for q in quotes if q.fits and _says_something(q.unit.text)]
+    fitting = [q for q in quotes if q.fits and _says_something(q.unit)]
     close = [q for q in fitting if q.score >= best.score - FITS_BELOW_BEST]
     section = (best.ref.file, best.unit.heading)
     beside = [
@@ -326,7 +355,12 @@ def _in_order(
 ) -> Quote | None:
     """The newest (oldest) of the quotes `when` places in time that bear on the question
     about as well as the best of them does; None when `when` places none."""
-    placed = [q for q in quotes if when(q) is not None and q.score >= best - DATED_BELOW_BEST]
+    # A note's own properties ("date: 2023-09-12") say when, which the answer's date does.
+    placed = [
+        q
+        for q in quotes
+        if when(q) is not None and not q.unit.fact and q.score >= best - DATED_BELOW_BEST
+    ]
     if not placed:
         return None
     close = max(quote.score for quote in placed) - DATED_WITHIN
@@ -344,8 +378,11 @@ def _when_versioned(quote: Quote) -> tuple[int, ...] | None:
     return quote.version
 
 
-def _says_something(text: str) -> bool:
-    """A sentence, not a label: enough words, or enough CJK characters."""
+def _says_something(unit: Unit) -> bool:
+    """A sentence or a property, not a label: enough words, or enough CJK characters."""
+    if unit.fact:
+        return True
+    text = unit.text
     wide = sum(1 for char in text if char >= "\u2e80")
     return len(text.split()) >= ANSWER_WORDS or wide >= ANSWER_WIDE_CHARS
 

@@ -47,10 +47,11 @@ _QUANTITY = re.compile(
 )
 # Questions asking when (or in which release): the answer names a date, a year or a version.
 _WHEN = re.compile(
-    r"\b(?:when|since (?:when|which)|(?:what|which) (?:year|date|day|version|release|update)|"
-    r"in (?:which|what) (?:year|version|release|update)|wann|seit wann|welche[rmns]? version|"
-    r"quand|depuis quand|quelle version|cu[aá]ndo|desde cu[aá]ndo|qu[eé] versi[oó]n|когда|"
-    r"с какой версии|в какой версии)\b|什么时候|何时|哪个版本|哪一版|いつ|どのバージョン",
+    r"\b(?:when|since (?:when|which)|(?:what|which) (?:years?|dates?|days?|versions?|releases?|"
+    r"updates?)|in (?:which|what) (?:year|version|release|update)|wann|seit wann|"
+    r"welche[rmns]? version|quand|depuis quand|quelle version|cu[aá]ndo|desde cu[aá]ndo|"
+    r"qu[eé] versi[oó]n|когда|с какой версии|в какой версии)\b|"
+    r"什么时候|何时|哪个版本|哪一版|いつ|どのバージョン",
     re.IGNORECASE,
 )
 

@@ -43,6 +43,18 @@ class Unit:
     """Its place in the chunk, from 0."""
     navigation: bool = False
     """A list item or row of nothing but links: it points elsewhere and answers nothing."""
+    fact: bool = False
+    """One of the note's properties (``last: 2023-09-14``): short, yet it says something."""
+
+
+def property_units(lines: list[str]) -> list[Unit]:
+    """A note's properties (``key: value`` lines, `vault/properties.py`) as units: they sit
+    above the note's first heading. A key with no value (a template's field) says nothing."""
+    return [
+        Unit(line, "", position, fact=True)
+        for position, line in enumerate(lines)
+        if not line.endswith(":")
+    ]
 
 
 def split_units(body: str, heading: str) -> list[Unit]:

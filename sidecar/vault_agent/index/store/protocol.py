@@ -71,6 +71,10 @@ class ChunkPayload(BaseModel):
     )
     page: int | None = Field(default=None, ge=1, description="PDFs: the chunk's 1-based page.")
     document: DocumentInfo | None = Field(default=None, description="Documents only.")
+    properties: list[str] = Field(
+        default_factory=list,
+        description="Chunk 0: the note's properties as 'key: value' lines (vault/properties.py).",
+    )
 
 
 class SparseVector(BaseModel):
