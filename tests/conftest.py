@@ -33,6 +33,16 @@ def shared_data(*parts: str) -> Path:
 
 
 @pytest.fixture(scope="session")
+def vector_cache(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Dense vectors cached across test sessions (keyed by model and exact text); only for
+    this session when pytest runs without its cache (`-p no:cacheprovider`)."""
+    cache = getattr(request.config, "cache", None)
+    if cache is None:
+        return tmp_path_factory.mktemp("vault-agent-eval")
+    return Path(cache.mkdir("vault-agent-eval"))
+
+
+@pytest.fixture(scope="session")
 def embedder() -> MiniLmEmbedder:
     """The real MiniLM model, loaded once per test session."""
     return MiniLmEmbedder()

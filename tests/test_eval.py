@@ -44,16 +44,6 @@ from vault_agent.vault.chunker import approximate_tokens
 TEST_DATA = Path(__file__).parent / "data"
 
 
-@pytest.fixture(scope="session")
-def vector_cache(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Dense vectors cached across test sessions (keyed by model and exact text); only for
-    this session when pytest runs without its cache (`-p no:cacheprovider`)."""
-    cache = getattr(request.config, "cache", None)
-    if cache is None:
-        return tmp_path_factory.mktemp("vault-agent-eval")
-    return Path(cache.mkdir("vault-agent-eval"))
-
-
 # -- metrics ----------------------------------------------------------------------------------
 
 

@@ -480,6 +480,18 @@ def test_dense_vectors_are_a_files_stored_vectors_in_chunk_order(filled: Store) 
     assert filled.dense_vectors("Not/indexed.md") == []
 
 
+def test_dense_vectors_of_several_files_come_in_one_call_in_chunk_order(filled: Store) -> None:
+    wanted = [PLAN, BETA, "Not/indexed.md"]
+    stored = filled.dense_vectors_of(wanted)
+    assert set(stored) == {PLAN, BETA}  # a file with no chunks is left out
+    for file in (PLAN, BETA):
+        expected = [c.dense for c in CHUNKS if c.payload.file == file]
+        assert len(stored[file]) == len(expected) == CHUNKS_PER_FILE[file]
+        for got, want in zip(stored[file], expected, strict=True):
+            assert np.allclose(got, want, atol=1e-6)
+    assert filled.dense_vectors_of([]) == {}
+
+
 # -- file states ------------------------------------------------------------------------------
 
 

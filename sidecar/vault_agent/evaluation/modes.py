@@ -4,7 +4,8 @@
 modes switch one lever off, so that lever can be re-measured in one run: `hybrid-rrf` fuses
 with reciprocal rank fusion (k=60) instead of the shipped fusion; `hybrid-plain` has no
 neighbourhood or date/tag boosts; `hybrid-no-rare` gives rare query terms no bonus;
-`hybrid-no-titles` no boost to notes whose title the query names.
+`hybrid-no-titles` no boost to notes whose title the query names; `hybrid-no-notes` no
+whole-note scores for a question in another language than the notes.
 """
 
 from __future__ import annotations
@@ -14,7 +15,14 @@ from typing import Literal, get_args
 from vault_agent.index.search.searcher import Searcher, SearchMode
 
 EvalMode = Literal[
-    "dense", "sparse", "hybrid", "hybrid-rrf", "hybrid-plain", "hybrid-no-rare", "hybrid-no-titles"
+    "dense",
+    "sparse",
+    "hybrid",
+    "hybrid-rrf",
+    "hybrid-plain",
+    "hybrid-no-rare",
+    "hybrid-no-titles",
+    "hybrid-no-notes",
 ]
 ALL_MODES: tuple[EvalMode, ...] = get_args(EvalMode)
 DEFAULT_MODES: tuple[EvalMode, ...] = ("dense", "sparse", "hybrid")
@@ -25,6 +33,7 @@ _LEVERS: dict[EvalMode, dict[str, object]] = {
     "hybrid-plain": {"boosts": False},
     "hybrid-no-rare": {"rare_terms": False},
     "hybrid-no-titles": {"titles": False},
+    "hybrid-no-notes": {"note_vectors": False},
 }
 
 

@@ -41,7 +41,11 @@ def fuse(lists: Sequence[Sequence[StoredHit]], method: FusionMethod = "dbsf") ->
 def dbsf_scores(ranked: Sequence[StoredHit]) -> list[float]:
     """Each hit's score mapped through [mean - 3 std, mean + 3 std] onto [0, 1] (not clipped:
     an outlier may score above 1)."""
-    values = [hit.score for hit in ranked]
+    return dbsf_normalised([hit.score for hit in ranked])
+
+
+def dbsf_normalised(values: Sequence[float]) -> list[float]:
+    """`values` mapped as `dbsf_scores` maps a list's scores."""
     if len(values) < 2:
         return [0.5] * len(values)
     mean = sum(values) / len(values)

@@ -6,7 +6,8 @@ docs/retrieval.md). Chunks holding a rare query term get a bonus (`rare_terms.py
 exact name, identifier or version wins whatever the dense side says. By default the best
 chunk per note is kept, since users and the agent think in notes, not chunks. Hits from notes
 linked to the active note, and hits carrying a date or tag the query names, are boosted
-before that.
+before that. A question in another language than the notes has no BM25 list; its notes are
+scored as wholes beside their chunks instead (`note_vectors.py`).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from vault_agent.index.search.confidence import Confidence, missing_names
 from vault_agent.index.search.fusion import FusionMethod, fuse
 from vault_agent.index.search.hints import ANY_YEAR, QueryHints, query_hints
 from vault_agent.index.search.hits import SearchHit, hit_of
+from vault_agent.index.search.note_vectors import NoteVectors
 from vault_agent.index.search.rare_terms import (
     RareTermMatches,
     probes,
@@ -67,6 +69,9 @@ class SearchOptions:
     """The bonus of chunks holding a rare query term (`rare_terms.py`)."""
     titles: bool = True
     """The boost of notes whose title or alias the query holds (`titles.py`)."""
+    note_vectors: bool = True
+    """A question in another language than the notes also scores whole notes by their
+    centroid (`note_vectors.py`)."""
 
 
 class Searcher:
@@ -84,6 +89,7 @@ class Searcher:
         self.sparse = sparse
         self.options = options or SearchOptions()
         self.titles = TitleMatcher(sparse.analyzer)
+        self.notes = NoteVectors(store)
 
     def with_options(self, **changes: Any) -> Searcher:
         """The same searcher with some levers changed."""
@@ -180,7 +186,8 @@ class Searcher:
             return _Ranked(hits, 0.0)
         options = self.options
         candidates = max(options.candidates, fetch)
-        dense = VectorQuery(self.embedder.embed_query(query).tolist(), candidates)
+        query_vector = self.embedder.embed_query(query).tolist()
+        dense = VectorQuery(query_vector, candidates)
         # A question in another language than the notes (English over a German vault) shares
         # no words with them, only names: BM25 would rank noise, which fusion weighs like the
         # dense list that carries the meaning across languages. Only its names are probed.
@@ -195,6 +202,9 @@ class Searcher:
             rare = rare_term_matches(probed, rare_limit(self.store.count()))
             if rare:
                 fused = _with_bonus(fused, rare)
+        if foreign is not None and options.note_vectors:
+            # Without BM25 the chunk list is the only evidence: whole notes are a second one.
+            fused = self.notes.rescored(fused, query_vector)
         top_cosine = lists[0][0].score if lists[0] else 0.0
         absent = self._absent(sparse, probed)
         return _Ranked(fused[:fetch], top_cosine, absent, foreign)

@@ -193,6 +193,10 @@ class Store(Protocol):
         """The stored dense vectors of `file`'s chunks, in chunk order (empty when it has
         none): a note's own vectors, to find notes like it without embedding it again."""
 
+    def dense_vectors_of(self, files: Sequence[str]) -> dict[str, list[list[float]]]:
+        """`dense_vectors` of several files in one call to the engine (a file with no chunks
+        is left out)."""
+
     def file_states(
         self, source: str | None = None, files: Sequence[str] | None = None
     ) -> dict[str, FileState]:

@@ -128,14 +128,27 @@ class QdrantStore(ABC, Generic[F]):
     def dense_vectors(self, file: str) -> list[list[float]]:
         """The stored dense vectors of `file`'s chunks, in chunk order (empty when it has
         none): a note's own vectors, to find notes like it without embedding it again."""
-        flt = self._must(SearchFilter(files=[file]))
-        chunks: list[tuple[int, list[float]]] = []
+        return self.dense_vectors_of([file]).get(file, [])
+
+    def dense_vectors_of(self, files: Sequence[str]) -> dict[str, list[list[float]]]:
+        """Each of `files`' stored dense vectors, in chunk order, read in one scroll; a file
+        with no chunks is left out."""
+        if not files:
+            return {}
+        flt = self._must(SearchFilter(files=list(files)))
+        chunks: dict[str, list[tuple[int, list[float]]]] = {}
         offset: Any = None
         while True:
-            page, offset = self._dense_page(flt, ["chunk_index"], SCROLL_PAGE, offset)
-            chunks.extend((int(payload.get("chunk_index", 0)), vector) for payload, vector in page)
+            page, offset = self._dense_page(flt, ["file", "chunk_index"], SCROLL_PAGE, offset)
+            for payload, vector in page:
+                chunk = (int(payload.get("chunk_index", 0)), vector)
+                chunks.setdefault(str(payload.get("file")), []).append(chunk)
             if offset is None or not page:
-                return [vector for _, vector in sorted(chunks, key=lambda chunk: chunk[0])]
+                break
+        return {
+            file: [vector for _, vector in sorted(found, key=lambda chunk: chunk[0])]
+            for file, found in chunks.items()
+        }
 
     # -- what each engine supplies ----------------------------------------------------------
 
