@@ -232,7 +232,8 @@ def _scored(
     embedder = context.searcher.embedder
     # Judged on the question alone and with its selection or earlier question, the closer
     # counting; in a note the last answer cited, on the question about that note (its title).
-    asked = [embedder.embed_query(text) for text in dict.fromkeys((plan.question, plan.query))]
+    questions = dict.fromkeys((plan.question, plan.query))
+    asked = [context.searcher.query_vector(text) for text in questions]
     about = {file: embedder.embed_query(f"{note_title(file)}: {plan.question}") for file in subject}
     # A unit is read with its note's title and heading: "It takes a week" needs both.
     vectors = embedder.embed_documents([candidate.read_as for candidate in candidates])

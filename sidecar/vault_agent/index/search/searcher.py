@@ -12,13 +12,14 @@ scored as wholes beside their chunks instead (`note_vectors.py`).
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Collection
 from dataclasses import dataclass, replace
 from datetime import date
 from typing import Any, Literal
 
 from vault_agent.index.embed.bm25 import Bm25Encoder
-from vault_agent.index.embed.minilm import Embedder
+from vault_agent.index.embed.minilm import Embedder, Vector
 from vault_agent.index.embed.terms import term_id
 from vault_agent.index.search.confidence import Confidence, missing_names
 from vault_agent.index.search.fusion import FusionMethod, fuse
@@ -51,6 +52,8 @@ CANDIDATES = 100
 NEAR_BOOST = 1.25
 #: Score multiplier for hits carrying a tag or a date the query names ("#ideas", "5 November").
 HINT_BOOST = 2.0
+#: Query vectors remembered (`Searcher.query_vector`).
+QUERY_VECTORS = 32
 #: Chunks fetched when boosting, so a boosted note just below the top can still move up.
 BOOST_POOL = 100
 
@@ -89,11 +92,26 @@ class Searcher:
         self.sparse = sparse
         self.options = options or SearchOptions()
         self.titles = TitleMatcher(sparse.analyzer)
+        # A question is often searched several times over (an answer searches it whole, then
+        # within the open note or the notes it found): its vector is embedded once.
+        self._vectors: OrderedDict[tuple[Embedder, str], Vector] = OrderedDict()
         self.notes = NoteVectors(store)
 
     def with_options(self, **changes: Any) -> Searcher:
         """The same searcher with some levers changed."""
         return Searcher(self.store, self.embedder, self.sparse, replace(self.options, **changes))
+
+    def query_vector(self, query: str) -> Vector:
+        """`query` embedded for search (remembered for the last few queries)."""
+        key = (self.embedder, query)
+        vector = self._vectors.get(key)
+        if vector is None:
+            vector = self._vectors[key] = self.embedder.embed_query(query)
+            if len(self._vectors) > QUERY_VECTORS:
+                self._vectors.popitem(last=False)
+        else:
+            self._vectors.move_to_end(key)
+        return vector
 
     def search(
         self,
@@ -177,7 +195,7 @@ class Searcher:
         """Chunks for `query`, best first: one list (dense or sparse mode), or both fused
         with the rare-term bonus (hybrid)."""
         if mode == "dense":
-            dense = VectorQuery(self.embedder.embed_query(query).tolist(), fetch)
+            dense = VectorQuery(self.query_vector(query).tolist(), fetch)
             (hits,) = self.store.search([dense], search_filter)
             return _Ranked(hits, hits[0].score if hits else 0.0)
         sparse = self.sparse.embed_query(query)
@@ -186,7 +204,7 @@ class Searcher:
             return _Ranked(hits, 0.0)
         options = self.options
         candidates = max(options.candidates, fetch)
-        query_vector = self.embedder.embed_query(query).tolist()
+        query_vector = self.query_vector(query).tolist()
         dense = VectorQuery(query_vector, candidates)
         # A question in another language than the notes (English over a German vault) shares
         # no words with them, only names: BM25 would rank noise, which fusion weighs like the
