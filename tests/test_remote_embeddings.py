@@ -284,7 +284,8 @@ def test_the_store_opens_with_the_dimension_of_the_first_answer_and_every_chunk_
             first = index.indexer.sync()
             assert len(index.store.dense_vectors(ANSWER)[0]) == 200
             ids = {payload.embedding_model for payload in index.store.scroll()}
-            assert ids == {f"ollama:{MODEL}+{index.sparse.name}"}
+            assert ids == {index.ingest.model_name}
+            assert index.ingest.model_name.startswith(f"ollama:{MODEL}+{index.sparse.name}")
         # Another server model of another size: the index is rebuilt and every note re-embedded.
         with VaultIndex(served(vault, smaller.url, "openai")) as index:
             assert index.embedder.dim == 96
@@ -292,7 +293,8 @@ def test_the_store_opens_with_the_dimension_of_the_first_answer_and_every_chunk_
             assert again.indexed == first.indexed and again.unchanged == 0
             assert len(index.store.dense_vectors(ANSWER)[0]) == 96
             ids = {payload.embedding_model for payload in index.store.scroll()}
-            assert ids == {f"openai:{MODEL}@127.0.0.1:{smaller.port}+{index.sparse.name}"}
+            assert ids == {index.ingest.model_name}
+            assert index.ingest.model_name.startswith(f"openai:{MODEL}@127.0.0.1:{smaller.port}+")
 
 
 def _stored(index: VaultIndex) -> dict[str, str]:
