@@ -19,7 +19,14 @@ from vault_agent.evaluation.cache import CachedEmbedder
 from vault_agent.evaluation.indexing import index_folder
 from vault_agent.evaluation.questions import Question, score_questions
 from vault_agent.index.embed.bm25 import Bm25Encoder
+from vault_agent.index.embed.minilm import MODEL_NAMES as MINILM_NAMES
 from vault_agent.index.embed.use import UseEmbedder
+from vault_agent.index.search.confidence import (
+    MINILM,
+    USE_ACROSS_LANGUAGES,
+    Confidence,
+    calibration_for,
+)
 from vault_agent.index.store.protocol import SearchFilter, Store, StoredHit, VectorQuery
 from vault_agent.index.vault_index import VaultIndex
 
@@ -135,3 +142,31 @@ def _questions(name: str) -> list[tuple[Question, str]]:
     lines = (QA / name).read_text(encoding="utf-8").splitlines()
     rows = [json.loads(line) for line in lines if line.strip()]
     return [(Question.model_validate(row), row.get("lang", "")) for row in rows]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How do I jump quickly to another note by typing its name?",
+        "How do I draw a flowchart or sequence diagram inside a note?",
+    ],
+)
+def test_a_question_across_languages_is_judged_on_the_models_own_scale(
+    chinese_index: VaultIndex, question: str
+) -> None:
+    # USE's cosines between languages run lower than MiniLM's within one: measured with
+    # MiniLM's thresholds, these answered questions would read as not covered.
+    retrieval = chinese_index.searcher.retrieve(question, limit=5)
+    confidence = retrieval.confidence
+    assert confidence.calibration == USE_ACROSS_LANGUAGES
+    assert confidence.top_cosine < MINILM.low
+    assert not confidence.low
+    unrelated = chinese_index.searcher.retrieve("Who won the football World Cup in 2018?")
+    assert unrelated.confidence.low
+
+
+def test_a_model_nobody_calibrated_is_judged_by_missing_names_alone() -> None:
+    served = calibration_for("ollama:nomic-embed-text")
+    assert not Confidence(0.05, (), served).low  # its cosines' scale is unknown
+    assert Confidence(0.95, ("Todoist",), served).low
+    assert calibration_for(MINILM_NAMES["dynamic-int8"]) == MINILM

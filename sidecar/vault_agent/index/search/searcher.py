@@ -21,7 +21,7 @@ from typing import Any, Literal
 from vault_agent.index.embed.bm25 import Bm25Encoder
 from vault_agent.index.embed.minilm import Embedder, Vector
 from vault_agent.index.embed.terms import term_id
-from vault_agent.index.search.confidence import Confidence, missing_names
+from vault_agent.index.search.confidence import Confidence, calibration_for, missing_names
 from vault_agent.index.search.fusion import FusionMethod, fuse
 from vault_agent.index.search.hints import ANY_YEAR, QueryHints, query_hints
 from vault_agent.index.search.hits import SearchHit, hit_of
@@ -168,7 +168,8 @@ class Searcher:
             query, ranked.absent_terms, self.sparse.analyzer, ranked.foreign_language
         )
         missing += self._missing_dates(written, search_filter)
-        return Retrieval(passages, Confidence(ranked.top_cosine, missing))
+        calibration = calibration_for(self.embedder.model_name, ranked.foreign_language is not None)
+        return Retrieval(passages, Confidence(ranked.top_cosine, missing, calibration))
 
     def _missing_dates(
         self, hints: QueryHints, search_filter: SearchFilter | None
