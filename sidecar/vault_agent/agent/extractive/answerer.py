@@ -203,10 +203,11 @@ def _scored(
         for unit in [*property_units(chunk.properties), *split_units(chunk.body, chunk.heading)]:
             if unit.navigation:
                 continue
-            if unit.fact and not (
-                _names_key(unit, question_terms, analyzer) or _fits(plan, unit.text)
-            ):
-                continue  # a property the question doesn't ask about ("type: person")
+            # A property the question doesn't ask about ("type: person") is left out; for a
+            # last/first question a date alone ("created: ...") is not the event asked about.
+            fits = _fits(plan, unit.text) and plan.order is None
+            if unit.fact and not (_names_key(unit, question_terms, analyzer) or fits):
+                continue
             terms = set(analyzer.terms(unit.text))
             if shown and terms and len(terms & shown) >= SHOWN_SHARE * min(len(terms), len(shown)):
                 continue  # the selected text itself (or holding it): the user has it already
