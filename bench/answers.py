@@ -40,11 +40,12 @@ from vault_agent.agent.loop import run_agent
 from vault_agent.agent.prompts import ActiveNote, neighbourhood_of
 from vault_agent.agent.reader import ToolsContext, heading_paths
 from vault_agent.agent.request import AgentRequest, HistoryTurn
+from vault_agent.config import Settings
 from vault_agent.evaluation.cache import CachedEmbedder
 from vault_agent.evaluation.indexing import index_folder
 from vault_agent.evaluation.run import DEFAULT_CACHE_DIR
 from vault_agent.index.embed.bm25 import Bm25Encoder
-from vault_agent.index.embed.minilm import MiniLmEmbedder
+from vault_agent.index.embed.choose import detect, models_for
 from vault_agent.index.vault_index import VaultIndex
 
 REPO = Path(__file__).resolve().parents[1]
@@ -126,10 +127,9 @@ async def score_file(path: Path, vault: Path | None = None) -> Totals:
     for question in questions:
         by_vault[question["vault"]].append(question)
     totals = Totals()
-    embedder = CachedEmbedder(MiniLmEmbedder(), DEFAULT_CACHE_DIR)
-    sparse = Bm25Encoder()
     for vault, asked in by_vault.items():
         root = VAULTS.get(vault, SHARED_VAULTS / vault)
+        embedder, sparse = encoders_for(root)
         with tempfile.TemporaryDirectory(prefix="vault-agent-answers-") as scratch:
             index, _ = index_folder(root, Path(scratch), embedder, sparse)
             embedder.flush()
@@ -163,9 +163,9 @@ async def latency(path: Path, vault: Path, rounds: int = 3) -> list[float]:
     """Milliseconds per extractive answer to each question of `path` (a retrieval question
     file), asked `rounds` times over a warm index of `vault` (the first round warms it)."""
     questions = [question["q"] for question in load_questions(path)]
-    embedder = CachedEmbedder(MiniLmEmbedder(), DEFAULT_CACHE_DIR)
+    embedder, sparse = encoders_for(vault)
     with tempfile.TemporaryDirectory(prefix="vault-agent-answers-") as scratch:
-        index, _ = index_folder(vault, Path(scratch), embedder, Bm25Encoder())
+        index, _ = index_folder(vault, Path(scratch), embedder, sparse)
         embedder.flush()
         # Answers embed their question and sentences: the real model, not the index's cache.
         index.searcher.embedder = embedder.inner
@@ -185,6 +185,13 @@ async def latency(path: Path, vault: Path, rounds: int = 3) -> list[float]:
                     if round_:
                         times.append((time.perf_counter() - started) * 1000)
     return times
+
+
+def encoders_for(root: Path) -> tuple[CachedEmbedder, Bm25Encoder]:
+    """The encoders indexing `root` would choose (English or multilingual, BM25 in the notes'
+    language), the dense one caching its vectors."""
+    models = models_for(detect(root), Settings())
+    return CachedEmbedder(models.embedder, DEFAULT_CACHE_DIR), models.sparse
 
 
 def load_questions(path: Path, vault: Path | None = None) -> list[dict[str, Any]]:
