@@ -200,6 +200,7 @@ CHANGELOG = {
     "Pro is billed to the account owner, who can cancel it from the account page.\n",
     "Films/Blade Runner.md": "---\ncategories: [Movies]\ndirector: Ridley Scott\nyear: 1982\n"
     "last: 2023-09-14\n---\n",
+    "People/Steph.md": "---\ncreated: 2023-09-12\norg: Obsidian\n---\nMet at the 2023 meetup.\n",
     "Guides/Sorting.md": "# Random sorting\n\nYour queries can sort the tasks they find "
     "randomly.\n\nThis shipped in 7.11.0.\n",
 }
@@ -253,6 +254,13 @@ async def test_a_property_answers_when_the_question_asks_for_it(changelog: Vault
     assert done.answer.splitlines()[0] == "last: 2023-09-14 [[Films/Blade Runner]]", done.answer
     done = done_of(await ask(changelog, ExtractiveAnswerer(), "Who directed Blade Runner?"))
     assert "director: Ridley Scott [[Films/Blade Runner]]" in done.answer.split("**More")[0]
+
+
+async def test_the_date_a_note_was_written_answers_no_other_when(changelog: VaultIndex) -> None:
+    done = done_of(await ask(changelog, ExtractiveAnswerer(), "When is Steph's birthday?"))
+    assert "created: 2023-09-12" not in done.answer, done.answer
+    done = done_of(await ask(changelog, ExtractiveAnswerer(), "When was the Steph note created?"))
+    assert done.answer.splitlines()[0].startswith("created: 2023-09-12"), done.answer
 
 
 async def test_an_amount_the_notes_never_state_is_not_covered(changelog: VaultIndex) -> None:

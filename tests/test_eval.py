@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -232,6 +233,19 @@ def test_a_generic_word_in_capitals_is_not_a_missing_name() -> None:
     query = "Are the old theme variables still OK to use?"
     absent = frozenset(term_id(term) for term in english.terms(query, query=True))
     assert missing_names(query, absent, english) == ()
+
+
+def test_a_question_naming_a_note_is_not_low_confidence(agent_index: VaultIndex) -> None:
+    # Vague words far from the note's, but the note is named (title, two words): it is about it.
+    named = agent_index.searcher.retrieve("Any word from Dan Whitaker regarding this?")
+    assert named.passages[0].hit.file == "People/Dan Whitaker.md"
+    confidence = named.confidence
+    assert confidence.names_note and confidence.top_cosine < confidence.calibration.low
+    assert not confidence.low
+    # A name the vault never mentions still counts against it.
+    assert replace(confidence, missing_names=("Todoist",)).low
+    unnamed = agent_index.searcher.retrieve("Any word from the plumber regarding this?")
+    assert not unnamed.confidence.names_note
 
 
 def test_a_date_no_note_has_is_missing_and_one_a_note_has_is_not(agent_index: VaultIndex) -> None:

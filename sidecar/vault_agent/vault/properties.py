@@ -17,6 +17,14 @@ from vault_agent.vault.reading_text import reading_text
 
 #: Properties that are not facts of the note: kept elsewhere (tags) or settings.
 NOT_FACTS = frozenset({"tags", "tag", "cssclasses", "cssclass", "publish", "permalink"})
+#: Properties that date the note file, not what it is about (templates stamp them): they say
+#: when a note was written, not when its subject happened.
+BOOKKEEPING = frozenset(
+    {
+        "created", "creation date", "date created", "created at", "created on", "ctime",
+        "updated", "modified", "last modified", "date modified", "updated at", "mtime",
+    }
+)  # fmt: skip
 #: A longer value is cut (at a word) to this many characters.
 MAX_VALUE_CHARS = 300
 #: Properties named longer than this are machine-made (ids, hashes): left out.
@@ -35,6 +43,12 @@ def property_lines(frontmatter: dict[str, Any]) -> list[str]:
         if text is not None:
             lines.append(f"{name}: {text}" if text else f"{name}:")
     return lines
+
+
+def is_bookkeeping(line: str) -> bool:
+    """True for a property line (``created: 2023-09-12``) that dates the note itself."""
+    key = line.split(":", 1)[0].strip().lower().replace("_", " ").replace("-", " ")
+    return key in BOOKKEEPING
 
 
 def _value_text(value: Any) -> str | None:

@@ -33,6 +33,7 @@ from vault_agent.index.search.hits import (
 from vault_agent.index.search.searcher import Passage
 from vault_agent.index.store.protocol import VAULT_SOURCE, ChunkPayload, SearchFilter
 from vault_agent.vault.chunker import HEADING_SEPARATOR
+from vault_agent.vault.properties import is_bookkeeping
 
 #: Passages searched (chunks, several per note allowed).
 PASSAGES = 12
@@ -203,9 +204,10 @@ def _scored(
         for unit in [*property_units(chunk.properties), *split_units(chunk.body, chunk.heading)]:
             if unit.navigation:
                 continue
-            # A property the question doesn't ask about ("type: person") is left out; for a
-            # last/first question a date alone ("created: ...") is not the event asked about.
-            fits = _fits(plan, unit.text) and plan.order is None
+            # A property the question doesn't ask about ("type: person") is left out; a date
+            # it holds answers "when" unless it dates the note itself ("created: ...") or the
+            # question asks for the last or first time (the note's date says that).
+            fits = _fits(plan, unit.text) and plan.order is None and not is_bookkeeping(unit.text)
             if unit.fact and not (_names_key(unit, question_terms, analyzer) or fits):
                 continue
             terms = set(analyzer.terms(unit.text))

@@ -69,10 +69,14 @@ class Confidence:
     top_cosine: float
     missing_names: tuple[str, ...] = ()
     calibration: Calibration = MINILM
+    names_note: bool = False
+    """The query names a note found near the top (its title or an alias, two words or more)."""
 
     @property
     def low(self) -> bool:
         """True when the notes probably don't answer the query."""
+        if self.names_note and not self.missing_names:
+            return False  # it asks about a note the vault has, in words of its own
         if self.top_cosine < self.calibration.low:
             return True
         return bool(self.missing_names) and self.top_cosine < self.calibration.named

@@ -32,7 +32,7 @@ from vault_agent.index.search.rare_terms import (
     rare_limit,
     rare_term_matches,
 )
-from vault_agent.index.search.titles import TitleMatcher
+from vault_agent.index.search.titles import PHRASE_BOOST, TitleMatcher
 from vault_agent.index.store.protocol import (
     ChunkPayload,
     SearchFilter,
@@ -52,6 +52,9 @@ CANDIDATES = 100
 NEAR_BOOST = 1.25
 #: Score multiplier for hits carrying a tag or a date the query names ("#ideas", "5 November").
 HINT_BOOST = 2.0
+#: A note named by the query (its title or an alias, two words or more) among this many first
+#: hits makes retrieval confident the vault is about the question.
+NAMED_RANKS = 3
 #: Query vectors remembered (`Searcher.query_vector`).
 QUERY_VECTORS = 32
 #: Chunks fetched when boosting, so a boosted note just below the top can still move up.
@@ -169,7 +172,14 @@ class Searcher:
         )
         missing += self._missing_dates(written, search_filter)
         calibration = calibration_for(self.embedder.model_name, ranked.foreign_language is not None)
-        return Retrieval(passages, Confidence(ranked.top_cosine, missing, calibration))
+        # A question naming a note found first ("Kevin Kelly's advice on tools") is about it,
+        # however far its wording is from the note's.
+        names_note = bool(query_terms) and any(
+            self.titles.boost(query_terms, passage.chunk) >= PHRASE_BOOST
+            for passage in passages[:NAMED_RANKS]
+        )
+        confidence = Confidence(ranked.top_cosine, missing, calibration, names_note)
+        return Retrieval(passages, confidence)
 
     def _missing_dates(
         self, hints: QueryHints, search_filter: SearchFilter | None
