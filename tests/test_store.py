@@ -35,6 +35,7 @@ from vault_agent.index.store.protocol import (
     DENSE_DIM,
     ChunkPayload,
     EmbeddedChunk,
+    FileState,
     SearchFilter,
     SparseVector,
     Store,
@@ -558,14 +559,14 @@ def test_file_states_at_20k_points(store: Store, big_chunks: list[EmbeddedChunk]
     states = store.file_states()
     assert len(states) == 2_000
     assert all(s.complete and s.stored_chunks == 10 for s in states.values())
-    assert states["folder5/note42.md"].model_dump() == {
-        "content_hash": "h42",
-        "mtime": 42.0,
-        "size": 42,
-        "chunk_count": 10,
-        "stored_chunks": 10,
-        "embedding_model": "model-a",
-    }
+    assert states["folder5/note42.md"] == FileState(
+        content_hash="h42",
+        mtime=42.0,
+        size=42,
+        chunk_count=10,
+        stored_chunks=10,
+        embedding_model="model-a",
+    )
     assert store.count() == len(big_chunks)
     # Scrolling crosses page boundaries without losing or repeating points.
     assert len({(p.file, p.chunk_index) for p in store.scroll(limit=700)}) == 700

@@ -136,8 +136,11 @@ class StoredHit(BaseModel):
     payload: ChunkPayload
 
 
-class FileState(BaseModel):
-    """What the store knows about one indexed file, for incremental sync."""
+@dataclass(slots=True)
+class FileState:
+    """What the store knows about one indexed file, for incremental sync. A plain dataclass,
+    built from values the store already typed: a restart's first sync makes one per file, and
+    validating 50,000 models took 0.1 s of it at 50k notes."""
 
     content_hash: str
     mtime: float
