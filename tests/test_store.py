@@ -231,13 +231,15 @@ def test_delete_files_with_no_files_deletes_nothing(filled: Store) -> None:
     assert filled.count() == len(CHUNKS)
 
 
-def test_set_links_rewrites_links_on_every_chunk_of_the_file(filled: Store) -> None:
+def test_set_links_rewrites_links_on_the_first_chunk_of_the_file(filled: Store) -> None:
     filled.set_links(PLAN, ["Projects/Beta/notes.md", "Inbox/idea.md"])
-    by_file: dict[str, list[list[str]]] = {}
+    by_file: dict[str, dict[int, list[str]]] = {}
     for payload in filled.scroll():
-        by_file.setdefault(payload.file, []).append(payload.links)
-    assert by_file[PLAN] == [["Projects/Beta/notes.md", "Inbox/idea.md"]] * 3
-    assert all(links == [] for f, chunks in by_file.items() if f != PLAN for links in chunks)
+        by_file.setdefault(payload.file, {})[payload.chunk_index] = payload.links
+    # The links live on chunk 0 only: the other chunks of the note keep none.
+    assert by_file[PLAN] == {0: ["Projects/Beta/notes.md", "Inbox/idea.md"], 1: [], 2: []}
+    others = [links for f, chunks in by_file.items() if f != PLAN for links in chunks.values()]
+    assert all(links == [] for links in others)
     # Only the payload changed: the chunk is still found by its own vectors.
     hits = query(filled, CHUNKS[0].dense, sparse_vector(CHUNKS[0].payload.body, query=True))
     assert hits[0].id == CHUNKS[0].id

@@ -98,7 +98,7 @@ class EdgeStore(QdrantStore[Filter]):
             mirror.deleted(files)
 
     def set_links(self, file: str, links: list[str]) -> None:
-        """Rewrite `links` on every chunk of `file`, leaving vectors and other keys alone."""
+        """Rewrite `links` on the first chunk of `file`, leaving vectors and other keys alone."""
         with self._states.writing():  # no state key changes, but the generation moves
             super().set_links(file, links)
 

@@ -63,7 +63,12 @@ class ChunkPayload(BaseModel):
     size: int = 0
     created: str | None = None
     date: str | None = Field(default=None, description="Daily note date (YYYY-MM-DD).")
-    links: list[str] = Field(default_factory=list, description="Resolved outgoing link targets.")
+    links: list[str] = Field(
+        default_factory=list,
+        description="Resolved outgoing link targets, on a note's first chunk (chunk_index 0) "
+        "only; its other chunks hold none (indexes written before 2026-11-26 may repeat them "
+        "there, never read).",
+    )
     aliases: list[str] = Field(default_factory=list)
     content_hash: str
     embedding_model: str = Field(
@@ -169,7 +174,8 @@ class Store(Protocol):
         """Delete every point whose `file` is in `files`."""
 
     def set_links(self, file: str, links: list[str]) -> None:
-        """Rewrite the resolved `links` payload of every chunk of `file` (no re-embedding)."""
+        """Rewrite the resolved `links` payload of `file`, on its first chunk, the one that
+        holds them (no re-embedding)."""
 
     def set_payload(self, file: str, values: dict[str, Any]) -> None:
         """Overwrite these top-level payload keys on every chunk of `file` (no re-embedding)."""

@@ -74,8 +74,10 @@ class QdrantStore(ABC, Generic[F]):
             self._delete(self._must(SearchFilter(files=list(files))))
 
     def set_links(self, file: str, links: list[str]) -> None:
-        """Rewrite `links` on every chunk of `file`, leaving vectors and other keys alone."""
-        self._set_payload(self._must(SearchFilter(files=[file])), {"links": links})
+        """Rewrite `links` on the first chunk of `file` (the only one that holds them),
+        leaving vectors and other keys alone."""
+        flt = self._must(SearchFilter(files=[file], chunk_index=0))
+        self._set_payload(flt, {"links": links})
 
     def set_payload(self, file: str, values: dict[str, Any]) -> None:
         """Overwrite these top-level keys on every chunk of `file`, vectors untouched."""
