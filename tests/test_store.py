@@ -249,6 +249,28 @@ def test_set_links_rewrites_links_on_the_first_chunk_of_the_file(filled: Store) 
 # -- queries ----------------------------------------------------------------------------------
 
 
+def test_ranked_lists_are_the_search_lists_without_payloads(filled: Store) -> None:
+    note = CHUNKS[4].payload
+    queries = [
+        VectorQuery(CHUNKS[4].dense, 20),
+        VectorQuery(sparse_vector(note.body, query=True), 20),
+        VectorQuery(SparseVector(indices=[], values=[]), 5),  # stop words only: no hits
+    ]
+    for search_filter in (None, SearchFilter(folders=["Projects"])):
+        searched = filled.search(queries, search_filter)
+        ranked = filled.ranked(queries, search_filter)
+        assert [[(hit.id, hit.score) for hit in hits] for hits in searched] == ranked
+        assert ranked[0] and ranked[1] and ranked[2] == []
+
+
+def test_payloads_are_fetched_by_id_and_missing_points_left_out(filled: Store) -> None:
+    wanted = [CHUNKS[0].id, CHUNKS[7].id, CHUNKS[0].id]
+    gone = point_id(VAULT_ID, "Nowhere.md", 0)
+    found = filled.payloads([*wanted, gone])
+    assert found == {CHUNKS[0].id: CHUNKS[0].payload, CHUNKS[7].id: CHUNKS[7].payload}
+    assert filled.payloads([]) == {}
+
+
 @pytest.mark.parametrize("chunk", CHUNKS, ids=lambda c: f"{c.payload.file}#{c.payload.chunk_index}")
 def test_hybrid_query_ranks_the_exact_match_first(filled: Store, chunk: EmbeddedChunk) -> None:
     hits = query(filled, chunk.dense, sparse_vector(chunk.payload.body, query=True), limit=5)

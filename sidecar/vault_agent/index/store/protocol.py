@@ -133,6 +133,10 @@ class SearchFilter(BaseModel):
         return self == SearchFilter()
 
 
+Scored = tuple[str, float]
+"""A point id and its score in one query's list, best first."""
+
+
 class StoredHit(BaseModel):
     """One scored point from a query."""
 
@@ -185,6 +189,15 @@ class Store(Protocol):
     ) -> list[list[StoredHit]]:
         """The hits of each query (best first) among the points matching the filter, in one
         call to the engine. A sparse query without terms (only stop words) has no hits."""
+
+    def ranked(
+        self, queries: Sequence[VectorQuery], search_filter: SearchFilter | None = None
+    ) -> list[list[Scored]]:
+        """What `search` finds, as (point id, score) pairs without payloads: a ranking that
+        keeps only a few of its candidates fetches just theirs (`payloads`)."""
+
+    def payloads(self, ids: Sequence[str]) -> dict[str, ChunkPayload]:
+        """The payloads of these points by id (a point that no longer exists is left out)."""
 
     def scroll(
         self, search_filter: SearchFilter | None = None, limit: int | None = None
