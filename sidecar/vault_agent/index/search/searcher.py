@@ -1,12 +1,12 @@
 """Hybrid search over the store: a query becomes ranked hits with a snippet each.
 
-Dense (MiniLM) and sparse (BM25) candidates, 100 of each, come from the store in one call
-and are fused here, by distribution-based score fusion (DBSF; measured better than RRF,
-docs/retrieval.md). Chunks holding a rare query term get a bonus (`rare_terms.py`), so an
-exact name, identifier or version wins whatever the dense side says. By default the best
-chunk per note is kept, since users and the agent think in notes, not chunks. Hits from notes
-linked to the active note, and hits carrying a date or tag the query names, are boosted
-before that.
+Dense (MiniLM) and sparse (BM25) candidates, 100 of each, come from the store in one call, as
+ids and scores, and are fused here, by distribution-based score fusion (DBSF; measured better
+than RRF, docs/retrieval.md); only the chunks fusion keeps have their payloads fetched.
+Chunks holding a rare query term get a bonus (`rare_terms.py`), so an exact name, identifier
+or version wins whatever the dense side says. By default the best chunk per note is kept,
+since users and the agent think in notes, not chunks. Hits from notes linked to the active
+note, and hits carrying a date or tag the query names, are boosted before that.
 """
 
 from __future__ import annotations
