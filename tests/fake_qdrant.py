@@ -174,6 +174,7 @@ class FakeQdrant:
         if key == self.read_only_api_key:
             rest = path.split("?")[0].strip("/").split("/", 2)[2:]
             reads = {
+                "points",  # POST: retrieve points by id
                 "points/scroll",
                 "points/count",
                 "points/query",
@@ -226,6 +227,16 @@ class FakeQdrant:
                 case "PUT", "points":
                     insert = _INSERT.validate_python(body)
                     return client.upsert(name, points=insert.points)
+                case "POST", "points":  # retrieve by id (PUT is the upsert)
+                    request = m.PointRequest.model_validate(body)
+                    return client.retrieve(
+                        name,
+                        request.ids,
+                        with_payload=request.with_payload
+                        if request.with_payload is not None
+                        else True,
+                        with_vectors=request.with_vector or False,
+                    )
                 case "POST", "points/delete":
                     return client.delete(
                         name, points_selector=_POINTS_SELECTOR.validate_python(body)

@@ -13,7 +13,7 @@ from conftest import EXAMPLE_VAULT
 from vault_agent.config import Settings
 from vault_agent.index.embed.bm25 import Bm25Encoder
 from vault_agent.index.embed.minilm import MiniLmEmbedder
-from vault_agent.index.store.protocol import VAULT_SOURCE
+from vault_agent.index.store.protocol import VAULT_SOURCE, SearchFilter
 from vault_agent.index.sync import links as links_module
 from vault_agent.index.vault_index import VaultIndex
 
@@ -46,7 +46,10 @@ def view(index: VaultIndex) -> tuple[GraphView, dict[str, list[str]]]:
         file: (graph.outgoing(file), graph.backlinks(file), graph.unresolved(file))
         for file in sorted(graph.files())
     }
-    stored = {payload.file: payload.links for payload in index.store.scroll(None)}
+    stored = {
+        payload.file: payload.links
+        for payload in index.store.scroll(SearchFilter(chunk_index=0))  # where links live
+    }
     return files, stored
 
 

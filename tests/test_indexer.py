@@ -217,6 +217,31 @@ def test_new_note_resolves_earlier_dangling_links_in_the_payload(
     assert "Linker.md" in index.graph.backlinks("Brand New Target.md")
 
 
+def test_a_long_note_stores_its_links_on_its_first_chunk_only(
+    index: VaultIndex, vault: Path
+) -> None:
+    section = " ".join(f"Paragraph word{i} about the harbour survey." for i in range(60))
+    sections = [f"## Part {n}\n\n{section} See [[Target {n}]].\n" for n in range(3)]
+    (vault / "Long.md").write_text("# Long\n\n" + "\n".join(sections))
+    (vault / "Target 0.md").write_text("Zero.\n")
+    index.indexer.sync()
+
+    def stored() -> dict[int, list[str]]:
+        chunks = index.store.scroll(SearchFilter(files=["Long.md"]))
+        return {chunk.chunk_index: chunk.links for chunk in chunks}
+
+    links = stored()
+    assert len(links) >= 3  # the test needs a note of several chunks
+    assert links.pop(0) == ["Target 0.md"]
+    assert all(chunk_links == [] for chunk_links in links.values())
+    (vault / "Target 2.md").write_text("Two.\n")  # a rewrite of the stored links
+    index.indexer.sync()
+    links = stored()
+    assert links.pop(0) == ["Target 0.md", "Target 2.md"]
+    assert all(chunk_links == [] for chunk_links in links.values())
+    assert index.graph.backlinks("Target 2.md") == ["Long.md"]
+
+
 def test_graph_survives_a_restart_without_reparsing(
     index: VaultIndex,
     vault: Path,

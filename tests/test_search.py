@@ -6,9 +6,10 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from datetime import date
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
 
@@ -16,10 +17,12 @@ from conftest import EXAMPLE_VAULT
 from vault_agent.config import Settings
 from vault_agent.index.embed.bm25 import Bm25Encoder
 from vault_agent.index.embed.minilm import MiniLmEmbedder
+from vault_agent.index.search.fusion import fuse, fuse_scores
 from vault_agent.index.search.hits import (
     make_snippet,
 )
-from vault_agent.index.store.protocol import SearchFilter
+from vault_agent.index.search.searcher import BOOST_POOL, Searcher
+from vault_agent.index.store.protocol import ChunkPayload, SearchFilter, Store, StoredHit
 from vault_agent.index.vault_index import VaultIndex
 
 
@@ -56,6 +59,62 @@ def test_dense_and_sparse_modes_differ_from_hybrid(example: VaultIndex) -> None:
     hybrid = files(example.searcher.search(query, mode="hybrid", limit=10))
     assert dense and sparse and hybrid
     assert hybrid != dense or hybrid != sparse
+
+
+class RecordingStore:
+    """The real store, noting which payloads a search asks for."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.fetched: list[list[str]] = []
+        self.searches_with_payloads = 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.store, name)
+
+    def search(self, *args: Any, **kwargs: Any) -> list[list[StoredHit]]:
+        self.searches_with_payloads += 1
+        return self.store.search(*args, **kwargs)
+
+    def payloads(self, ids: Sequence[str]) -> dict[str, ChunkPayload]:
+        self.fetched.append(list(ids))
+        return self.store.payloads(ids)
+
+
+def test_hybrid_search_fetches_payloads_only_for_the_chunks_fusion_keeps(
+    example: VaultIndex,
+) -> None:
+    recording = RecordingStore(example.store)
+    searcher = Searcher(cast(Store, recording), example.embedder, example.sparse)
+    hits = searcher.search("when did I feed the sourdough starter", limit=3)
+    assert hits == example.searcher.search("when did I feed the sourdough starter", limit=3)
+    assert hits[0].file == "Recipes/Sourdough Starter.md"
+    # The candidate lists (dense, BM25, a probe per term) came without payloads; one fetch,
+    # of distinct chunks, at most the pool the boosts read.
+    assert recording.searches_with_payloads == 0
+    (fetched,) = recording.fetched
+    assert len(set(fetched)) == len(fetched) <= BOOST_POOL
+    assert {hit.file for hit in hits} <= {
+        payload.file for payload in example.store.payloads(fetched).values()
+    }
+
+
+def test_fusing_scores_ranks_as_fusing_hits() -> None:
+    def hit(point: str, score: float) -> StoredHit:
+        payload = ChunkPayload(
+            file=f"{point}.md", title=point, chunk_index=0, chunk_count=1, body="", content_hash=""
+        )
+        return StoredHit(id=point, score=score, payload=payload)
+
+    lists = [
+        [hit("a", 0.9), hit("b", 0.5), hit("c", 0.1)],
+        [hit("c", 7.0), hit("d", 3.0), hit("a", 1.0)],
+    ]
+    scored = [[(h.id, h.score) for h in hits] for hits in lists]
+    for method in ("dbsf", "rrf"):
+        fused = fuse(lists, method)  # type: ignore[arg-type]
+        assert [(h.id, h.score) for h in fused] == fuse_scores(scored, method)  # type: ignore[arg-type]
+        assert {h.id: h.payload.file for h in fused} == {p: f"{p}.md" for p in "abcd"}
 
 
 def test_one_hit_per_note_by_default(example: VaultIndex) -> None:

@@ -34,7 +34,13 @@ async def test_note_is_rebuilt_from_its_chunks(api: Api, served_vault: ServedVau
     assert "My starter is called Gus" in note["markdown"]
     assert "Sourdough Starter > Reviving from the fridge" in note["headings"]
     stored = served_vault.index.store.count()
-    assert 1 <= note["chunks"] < stored
+    assert 2 <= note["chunks"] < stored
+    # Read from the note's first chunk, the only one that stores them.
+    assert note["links"] == [
+        "People/Ruth Adler.md",
+        "Recipes/Country Loaf.md",
+        "Recipes/Rosemary Focaccia.md",
+    ]
 
 
 async def test_note_is_found_without_its_md_suffix(api: Api) -> None:

@@ -35,6 +35,7 @@ from vault_agent.index.store.protocol import (
     DENSE_DIM,
     ChunkPayload,
     EmbeddedChunk,
+    FileState,
     SearchFilter,
     SparseVector,
     Store,
@@ -230,13 +231,15 @@ def test_delete_files_with_no_files_deletes_nothing(filled: Store) -> None:
     assert filled.count() == len(CHUNKS)
 
 
-def test_set_links_rewrites_links_on_every_chunk_of_the_file(filled: Store) -> None:
+def test_set_links_rewrites_links_on_the_first_chunk_of_the_file(filled: Store) -> None:
     filled.set_links(PLAN, ["Projects/Beta/notes.md", "Inbox/idea.md"])
-    by_file: dict[str, list[list[str]]] = {}
+    by_file: dict[str, dict[int, list[str]]] = {}
     for payload in filled.scroll():
-        by_file.setdefault(payload.file, []).append(payload.links)
-    assert by_file[PLAN] == [["Projects/Beta/notes.md", "Inbox/idea.md"]] * 3
-    assert all(links == [] for f, chunks in by_file.items() if f != PLAN for links in chunks)
+        by_file.setdefault(payload.file, {})[payload.chunk_index] = payload.links
+    # The links live on chunk 0 only: the other chunks of the note keep none.
+    assert by_file[PLAN] == {0: ["Projects/Beta/notes.md", "Inbox/idea.md"], 1: [], 2: []}
+    others = [links for f, chunks in by_file.items() if f != PLAN for links in chunks.values()]
+    assert all(links == [] for links in others)
     # Only the payload changed: the chunk is still found by its own vectors.
     hits = query(filled, CHUNKS[0].dense, sparse_vector(CHUNKS[0].payload.body, query=True))
     assert hits[0].id == CHUNKS[0].id
@@ -244,6 +247,28 @@ def test_set_links_rewrites_links_on_every_chunk_of_the_file(filled: Store) -> N
 
 
 # -- queries ----------------------------------------------------------------------------------
+
+
+def test_ranked_lists_are_the_search_lists_without_payloads(filled: Store) -> None:
+    note = CHUNKS[4].payload
+    queries = [
+        VectorQuery(CHUNKS[4].dense, 20),
+        VectorQuery(sparse_vector(note.body, query=True), 20),
+        VectorQuery(SparseVector(indices=[], values=[]), 5),  # stop words only: no hits
+    ]
+    for search_filter in (None, SearchFilter(folders=["Projects"])):
+        searched = filled.search(queries, search_filter)
+        ranked = filled.ranked(queries, search_filter)
+        assert [[(hit.id, hit.score) for hit in hits] for hits in searched] == ranked
+        assert ranked[0] and ranked[1] and ranked[2] == []
+
+
+def test_payloads_are_fetched_by_id_and_missing_points_left_out(filled: Store) -> None:
+    wanted = [CHUNKS[0].id, CHUNKS[7].id, CHUNKS[0].id]
+    gone = point_id(VAULT_ID, "Nowhere.md", 0)
+    found = filled.payloads([*wanted, gone])
+    assert found == {CHUNKS[0].id: CHUNKS[0].payload, CHUNKS[7].id: CHUNKS[7].payload}
+    assert filled.payloads([]) == {}
 
 
 @pytest.mark.parametrize("chunk", CHUNKS, ids=lambda c: f"{c.payload.file}#{c.payload.chunk_index}")
@@ -570,14 +595,14 @@ def test_file_states_at_20k_points(store: Store, big_chunks: list[EmbeddedChunk]
     states = store.file_states()
     assert len(states) == 2_000
     assert all(s.complete and s.stored_chunks == 10 for s in states.values())
-    assert states["folder5/note42.md"].model_dump() == {
-        "content_hash": "h42",
-        "mtime": 42.0,
-        "size": 42,
-        "chunk_count": 10,
-        "stored_chunks": 10,
-        "embedding_model": "model-a",
-    }
+    assert states["folder5/note42.md"] == FileState(
+        content_hash="h42",
+        mtime=42.0,
+        size=42,
+        chunk_count=10,
+        stored_chunks=10,
+        embedding_model="model-a",
+    )
     assert store.count() == len(big_chunks)
     # Scrolling crosses page boundaries without losing or repeating points.
     assert len({(p.file, p.chunk_index) for p in store.scroll(limit=700)}) == 700

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
@@ -14,8 +15,10 @@ from vault_agent.cli.collector import startup_done
 from vault_agent.config import Settings
 from vault_agent.index.embed.errors import EmbeddingError
 from vault_agent.index.store.errors import StoreError
-from vault_agent.index.sync.status import IndexProgress, SyncReport
-from vault_agent.index.vault_index import VaultIndex
+
+if TYPE_CHECKING:
+    from vault_agent.index.sync.status import IndexProgress, SyncReport
+    from vault_agent.index.vault_index import VaultIndex
 
 console = Console()
 errors = Console(stderr=True)
@@ -34,9 +37,18 @@ def load_settings(vault: Path | None) -> Settings:
 
 
 def open_index(settings: Settings) -> VaultIndex:
-    """Open the vault's index or exit with a message a user can act on."""
+    """Open the vault's index or exit with a message a user can act on.
+
+    The models are chosen first, so the embedding model loads (on a thread of its own,
+    without the GIL) while the rest of the index stack imports and the store opens: a cold
+    `search` used to wait for it after those (bench/cli.py)."""
+    from vault_agent.index.embed.choose import text_models
+
     try:
-        vault_index = VaultIndex(settings)
+        models = text_models(settings)
+        from vault_agent.index.vault_index import VaultIndex
+
+        vault_index = VaultIndex(settings, models=models)
     except (StoreError, EmbeddingError, FileNotFoundError) as error:
         errors.print(f"[red]error:[/red] {error}")
         raise typer.Exit(1) from error

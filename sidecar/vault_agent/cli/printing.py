@@ -3,17 +3,19 @@ through `answer_printer.py`.)"""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.table import Table
 from rich.text import Text
 
 from vault_agent.agent.citations.documents import document_citation
 from vault_agent.cli.common import console
-from vault_agent.index.search.hits import (
-    SearchHit,
-)
 from vault_agent.index.store.protocol import VAULT_SOURCE
-from vault_agent.index.sync.status import SyncReport
-from vault_agent.index.vault_index import VaultIndex
+
+if TYPE_CHECKING:  # a command imports this before opening the index (`common.open_index`)
+    from vault_agent.index.search.hits import SearchHit
+    from vault_agent.index.sync.status import SyncReport
+    from vault_agent.index.vault_index import VaultIndex
 
 
 def print_report(vault_index: VaultIndex, report: SyncReport) -> None:

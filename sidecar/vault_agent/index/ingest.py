@@ -155,8 +155,15 @@ class Ingest:
         return len(points)
 
     def _payload(self, prepared: Prepared, chunk: Chunk) -> ChunkPayload:
+        keys = dict(prepared.keys)
+        if chunk.chunk_index:
+            # A note's resolved links are stored once, on its first chunk, which is where
+            # every reader looks (`ChunkPayload.links`): Qdrant Edge converts a list payload
+            # at ~4 us an element, and a hub note's 600 links on each of its chunks made the
+            # store's writes a third of a stand-in index of obsidian-hub.
+            keys["links"] = []
         return ChunkPayload(
-            **dict(prepared.keys),
+            **keys,
             heading=chunk.heading,
             chunk_index=chunk.chunk_index,
             chunk_count=len(prepared.chunks),

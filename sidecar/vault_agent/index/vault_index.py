@@ -6,14 +6,13 @@ The CLI, the HTTP server and the tests all start here, so the wiring lives in on
 
 from __future__ import annotations
 
+import threading
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 from vault_agent.config import Settings
-from vault_agent.index.documents.store import (
-    Documents,
-)
 from vault_agent.index.embed.bm25 import Bm25Encoder
-from vault_agent.index.embed.choose import ModelChoice, text_models
+from vault_agent.index.embed.choose import ModelChoice, TextModels, text_models
 from vault_agent.index.embed.minilm import Embedder
 from vault_agent.index.ingest import Ingest
 from vault_agent.index.search.searcher import Searcher
@@ -21,6 +20,9 @@ from vault_agent.index.store.open import open_store
 from vault_agent.index.sync.indexer import Indexer
 from vault_agent.private_files import tighten_tree
 from vault_agent.vault.graph import LinkGraph
+
+if TYPE_CHECKING:
+    from vault_agent.index.documents.store import Documents
 
 
 class VaultIndex:
@@ -31,7 +33,11 @@ class VaultIndex:
         settings: Settings,
         embedder: Embedder | None = None,
         sparse: Bm25Encoder | None = None,
+        models: TextModels | None = None,
     ) -> None:
+        """Open the index of `settings`' vault, read by the encoders given, else by `models`
+        (chosen with `text_models` beforehand: the CLI does, so the model loads while the rest
+        of the index imports), else by those `text_models` chooses now."""
         if not settings.vault_root.is_dir():
             raise FileNotFoundError(f"vault folder not found: {settings.vault_root}")
         self.settings = settings
@@ -41,7 +47,7 @@ class VaultIndex:
         #: Which models read this vault and why (None when the caller gave its own encoders).
         self.models: ModelChoice | None = None
         if embedder is None or sparse is None:
-            chosen = text_models(settings)
+            chosen = models or text_models(settings)
             embedder = embedder or chosen.embedder
             sparse = sparse or chosen.sparse
             self.models = chosen.choice
@@ -52,7 +58,19 @@ class VaultIndex:
         self.ingest = Ingest(self.store, self.embedder, self.sparse, settings.vault_id)
         self.indexer = Indexer(settings, self.ingest, self.graph)
         self.searcher = Searcher(self.store, self.embedder, self.sparse)
-        self.documents = Documents(self.ingest)
+        self._documents: Documents | None = None
+        self._documents_lock = threading.Lock()
+
+    @property
+    def documents(self) -> Documents:
+        """The documents of other sources in this index (`index/documents/`), made on first
+        use: a search or a sync never needs their stack and its models (startup time)."""
+        with self._documents_lock:  # one instance, whose lock orders every source's writes
+            if self._documents is None:
+                from vault_agent.index.documents.store import Documents
+
+                self._documents = Documents(self.ingest)
+            return self._documents
 
     def close(self) -> None:
         """Flush and release the store (and the indexer's link cache)."""

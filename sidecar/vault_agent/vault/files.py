@@ -87,6 +87,32 @@ def scan_vault(
             yield VaultFile(file=relative, mtime=stat.st_mtime, size=stat.st_size)
 
 
+def scan_paths(
+    root: Path, files: Sequence[str], ignore: Sequence[str], problems: dict[str, str]
+) -> list[VaultFile]:
+    """What `scan_vault` would yield of these vault-relative paths (a watcher's few): each
+    one's stat, unless it is ignored, gone, not a regular file or an unfollowable symlink
+    (a note's reason then put in `problems`)."""
+    found = []
+    for file in files:
+        if is_ignored(file, ignore):
+            continue
+        link = root / file
+        problem = symlink_problem(link, root) if link.is_symlink() else None
+        if problem is not None:
+            if is_note(file):
+                problems[file] = problem
+            continue
+        try:
+            path = resolve_in_vault(root, file)
+            stat = path.stat()
+        except (OSError, ValueError):
+            continue
+        if path.is_file():
+            found.append(VaultFile(file=file, mtime=stat.st_mtime, size=stat.st_size))
+    return found
+
+
 def is_ignored(relative: str, ignore: Sequence[str]) -> bool:
     """True when a vault-relative path matches an ignore glob (or lies under a hidden folder)."""
     if relative.startswith(".") or "/." in relative:

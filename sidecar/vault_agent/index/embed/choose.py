@@ -20,18 +20,16 @@ import logging
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, Field
 
 from vault_agent.config import Settings, server_model
-from vault_agent.index.embed.bm25 import Bm25Encoder
-from vault_agent.index.embed.language import text_language
 from vault_agent.index.embed.minilm import Embedder, MiniLmEmbedder
 from vault_agent.private_files import private_dir, write_private
-from vault_agent.vault.files import is_note, scan_vault
-from vault_agent.vault.notes import parse_note
-from vault_agent.vault.reading_text import reading_text
+
+if TYPE_CHECKING:
+    from vault_agent.index.embed.bm25 import Bm25Encoder
 
 log = logging.getLogger(__name__)
 
@@ -107,6 +105,10 @@ def models_for(choice: ModelChoice, settings: Settings) -> TextModels:
         embedder = UseEmbedder()
     else:
         embedder = MiniLmEmbedder.from_settings(settings.index)
+    # Imported once the model is loading (on its own thread): BM25's language stack (ICU,
+    # stemmers, the language identifier) imports meanwhile, as does what the caller opens next.
+    from vault_agent.index.embed.bm25 import Bm25Encoder
+
     return TextModels(embedder, Bm25Encoder(choice.language, choice.languages), choice)
 
 
@@ -183,6 +185,12 @@ def detect(root: Path, language: str | None = None) -> ModelChoice:
 
 
 def _sampled_languages(root: Path) -> list[str]:
+    # Only the first index of a vault samples it: every other start skips these imports.
+    from vault_agent.index.embed.language import text_language
+    from vault_agent.vault.files import is_note, scan_vault
+    from vault_agent.vault.notes import parse_note
+    from vault_agent.vault.reading_text import reading_text
+
     notes = sorted(f.file for f in scan_vault(root) if is_note(f.file) and f.file.endswith(".md"))
     step = max(1, len(notes) // SAMPLE)
     found = []

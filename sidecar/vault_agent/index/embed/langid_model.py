@@ -3,10 +3,10 @@
 py3langid ships its model as LZMA-compressed arrays (4.5 MB); unpacking them (68 MB) takes
 0.3-0.5 s, and every search names its query's language, so every cold `vault-agent search`
 paid it. The unpacked arrays are kept as plain `.npy` files (no pickle) in a folder named after
-the shipped file's hash, and mapped into memory: opening them takes about 15 ms, and only the
-pages a text's walk touches are ever read. An upgraded py3langid unpacks its own model again.
-The cache is only a copy: when it can't be written or read, the model is unpacked as py3langid
-does it.
+the shipped file's hash (computed once per installed copy: `digest.py`), and mapped into
+memory: opening them takes about 15 ms, and only the pages a text's walk touches are ever read.
+An upgraded py3langid unpacks its own model again. The cache is only a copy: when it can't be
+written or read, the model is unpacked as py3langid does it.
 
 The big transition table stays a memory map rather than py3langid's stdlib array: a walk step
 then costs about 2 us instead of 0.5 (a 2,000-character note in 2 ms, a query in microseconds);
@@ -15,7 +15,6 @@ tests/test_language.py checks the answers are py3langid's own.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import shutil
 import tempfile
@@ -30,6 +29,7 @@ from py3langid.langid import (  # type: ignore[import-untyped]
 )
 from py3langid.modelio import load_model  # type: ignore[import-untyped]
 
+from vault_agent.index.embed.digest import file_digest
 from vault_agent.private_files import private_dir
 
 log = logging.getLogger(__name__)
@@ -44,9 +44,7 @@ def load_identifier(cache_dir: Path) -> LanguageIdentifier:
     """py3langid's identifier over all its languages (probabilities normalised), mapped from
     the unpacked copy in `cache_dir`, which is made first when missing."""
     source = Path(MODEL_DIR) / MODEL_FILE
-    digest = hashlib.sha256(LAYOUT.encode())
-    digest.update(source.read_bytes())
-    folder = cache_dir / f"langid-{digest.hexdigest()[:16]}"
+    folder = cache_dir / f"langid-{file_digest(source, LAYOUT, cache_dir)[:16]}"
     try:
         return _mapped(folder)
     except (OSError, ValueError):

@@ -15,16 +15,15 @@ cosine 0.748 vs 0.776). With weights in [-64, 64] a pair sums to at most 2 x 255
 which fits: every kernel computes the exact integer products, so the vectors are the same on
 every x86-64 CPU (tests/test_embedder.py checks the products against numpy).
 
-The result goes to the user cache dir under a name derived from the source file's hash and
-`RECIPE`, so an upgraded package or recipe builds a new file, and the build is atomic
-(temporary file, then rename): concurrent processes never load a half-written model. onnx and
-onnxruntime.quantization (0.1-0.3 s to import) are imported only to build it: every later
-start just finds the file.
+The result goes to the user cache dir under a name derived from the source file's hash
+(computed once per installed copy: `digest.py`) and `RECIPE`, so an upgraded package or recipe
+builds a new file, and the build is atomic (temporary file, then rename): concurrent processes
+never load a half-written model. onnx and onnxruntime.quantization (0.1-0.3 s to import) are
+imported only to build it: every later start just finds the file.
 """
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
 import tempfile
@@ -33,6 +32,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from vault_agent.index.embed.digest import file_digest
 from vault_agent.private_files import private_dir
 
 if TYPE_CHECKING:
@@ -47,9 +47,7 @@ _QUANTISED_SUFFIX = "_q"
 
 def dynamic_int8_model(source: Path, cache_dir: Path) -> Path:
     """The dynamically quantised model derived from `source`, built on first use."""
-    digest = hashlib.sha256(RECIPE.encode())
-    digest.update(source.read_bytes())
-    target = cache_dir / f"model-{digest.hexdigest()[:16]}.onnx"
+    target = cache_dir / f"model-{file_digest(source, RECIPE, cache_dir)[:16]}.onnx"
     if target.is_file():
         return target
     private_dir(cache_dir)

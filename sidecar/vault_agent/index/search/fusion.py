@@ -18,7 +18,7 @@ import math
 from collections.abc import Sequence
 from typing import Literal
 
-from vault_agent.index.store.protocol import StoredHit
+from vault_agent.index.store.protocol import Scored, StoredHit
 
 FusionMethod = Literal["dbsf", "rrf"]
 #: RRF's constant: 60, the usual choice since the RRF paper.
@@ -27,25 +27,29 @@ RRF_K = 60
 
 def fuse(lists: Sequence[Sequence[StoredHit]], method: FusionMethod = "dbsf") -> list[StoredHit]:
     """One ranking from several, best first; each hit carries its fused score."""
+    hits = {hit.id: hit for ranked in reversed(lists) for hit in reversed(ranked)}
+    scored = [[(hit.id, hit.score) for hit in ranked] for ranked in lists]
+    return [
+        hits[point].model_copy(update={"score": score})
+        for point, score in fuse_scores(scored, method)
+    ]
+
+
+def fuse_scores(lists: Sequence[Sequence[Scored]], method: FusionMethod = "dbsf") -> list[Scored]:
+    """`fuse` on (point id, score) pairs: the search fuses before it fetches any payload."""
     scores: dict[str, float] = {}
-    hits: dict[str, StoredHit] = {}
     for ranked in lists:
-        normalised = dbsf_scores(ranked) if method == "dbsf" else rrf_scores(ranked)
-        for hit, score in zip(ranked, normalised, strict=True):
-            scores[hit.id] = scores.get(hit.id, 0.0) + score
-            hits.setdefault(hit.id, hit)
+        values = [score for _, score in ranked]
+        normalised = dbsf_scores(values) if method == "dbsf" else rrf_scores(values)
+        for (point, _), score in zip(ranked, normalised, strict=True):
+            scores[point] = scores.get(point, 0.0) + score
     order = sorted(scores, key=lambda point: scores[point], reverse=True)
-    return [hits[point].model_copy(update={"score": scores[point]}) for point in order]
+    return [(point, scores[point]) for point in order]
 
 
-def dbsf_scores(ranked: Sequence[StoredHit]) -> list[float]:
-    """Each hit's score mapped through [mean - 3 std, mean + 3 std] onto [0, 1] (not clipped:
-    an outlier may score above 1)."""
-    return dbsf_normalised([hit.score for hit in ranked])
-
-
-def dbsf_normalised(values: Sequence[float]) -> list[float]:
-    """`values` mapped as `dbsf_scores` maps a list's scores."""
+def dbsf_scores(values: Sequence[float]) -> list[float]:
+    """Each score mapped through [mean - 3 std, mean + 3 std] onto [0, 1] (not clipped: an
+    outlier may score above 1)."""
     if len(values) < 2:
         return [0.5] * len(values)
     mean = sum(values) / len(values)
@@ -56,6 +60,6 @@ def dbsf_normalised(values: Sequence[float]) -> list[float]:
     return [(v - low) / (high - low) for v in values]
 
 
-def rrf_scores(ranked: Sequence[StoredHit], k: int = RRF_K) -> list[float]:
+def rrf_scores(ranked: Sequence[object], k: int = RRF_K) -> list[float]:
     """1 / (k + rank) for each hit, ranks counted from 0."""
     return [1.0 / (k + rank) for rank in range(len(ranked))]

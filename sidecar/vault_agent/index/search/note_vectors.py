@@ -28,7 +28,7 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.typing import NDArray
 
-from vault_agent.index.search.fusion import dbsf_normalised
+from vault_agent.index.search.fusion import dbsf_scores
 from vault_agent.index.store.protocol import Store, StoredHit
 
 Vector = NDArray[np.float32]
@@ -66,7 +66,7 @@ class NoteVectors:
         direction /= float(np.linalg.norm(direction)) or 1.0
         files = list(centroids)
         cosines = [float(centroids[file] @ direction) for file in files]
-        bonus = dict(zip(files, dbsf_normalised(cosines), strict=True))
+        bonus = dict(zip(files, dbsf_scores(cosines), strict=True))
         rescored = [
             hit.model_copy(update={"score": hit.score + weight * bonus[hit.payload.file]})
             if hit.payload.file in bonus

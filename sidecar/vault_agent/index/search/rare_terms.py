@@ -66,14 +66,22 @@ def rare_term_matches(
 ) -> RareTermMatches:
     """The bonus of each chunk holding rare terms, from the probes' results (in order): a term
     is rare when at most `rare_chunks` chunks hold it; holding all of them earns `rare_bonus`."""
-    rare = [hits for hits in probed if 0 < len(hits) <= rare_chunks]
+    bonus = rare_term_bonus([[hit.id for hit in hits] for hits in probed], rare_chunks, rare_bonus)
+    found = {hit.id: hit for hits in reversed(probed) for hit in reversed(hits) if hit.id in bonus}
+    return RareTermMatches(bonus=bonus, hits=found)
+
+
+def rare_term_bonus(
+    probed: Sequence[Sequence[str]], rare_chunks: int, rare_bonus: float = RARE_BONUS
+) -> dict[str, float]:
+    """`rare_term_matches` on the probes' point ids: each chunk's bonus by id (the search
+    scores before it fetches any payload)."""
+    rare = [points for points in probed if 0 < len(points) <= rare_chunks]
     # A term in one chunk says more than a term in eight: weight by 1 / chunks holding it.
-    weights = [1.0 / len(hits) for hits in rare]
+    weights = [1.0 / len(points) for points in rare]
     total = sum(weights)
     bonus: dict[str, float] = {}
-    found: dict[str, StoredHit] = {}
-    for hits, weight in zip(rare, weights, strict=True):
-        for hit in hits:
-            bonus[hit.id] = bonus.get(hit.id, 0.0) + rare_bonus * weight / total
-            found.setdefault(hit.id, hit)
-    return RareTermMatches(bonus=bonus, hits=found)
+    for points, weight in zip(rare, weights, strict=True):
+        for point in points:
+            bonus[point] = bonus.get(point, 0.0) + rare_bonus * weight / total
+    return bonus

@@ -1,19 +1,20 @@
 """Hybrid search over the store: a query becomes ranked hits with a snippet each.
 
-Dense (MiniLM) and sparse (BM25) candidates, 100 of each, come from the store in one call
-and are fused here, by distribution-based score fusion (DBSF; measured better than RRF,
-docs/retrieval.md). Chunks holding a rare query term get a bonus (`rare_terms.py`), so an
-exact name, identifier or version wins whatever the dense side says. By default the best
-chunk per note is kept, since users and the agent think in notes, not chunks. Hits from notes
-linked to the active note, and hits carrying a date or tag the query names, are boosted
-before that. A question in another language than the notes has no BM25 list; its notes are
-scored as wholes beside their chunks instead (`note_vectors.py`).
+Dense (MiniLM) and sparse (BM25) candidates, 100 of each, come from the store in one call, as
+ids and scores, and are fused here, by distribution-based score fusion (DBSF; measured better
+than RRF, docs/retrieval.md); only the chunks fusion keeps have their payloads fetched.
+Chunks holding a rare query term get a bonus (`rare_terms.py`), so an exact name, identifier
+or version wins whatever the dense side says. By default the best chunk per note is kept,
+since users and the agent think in notes, not chunks. Hits from notes linked to the active
+note, and hits carrying a date or tag the query names, are boosted before that. A question in
+another language than the notes has no BM25 list; its notes are scored as wholes beside their
+chunks instead (`note_vectors.py`).
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 from datetime import date
 from typing import Any, Literal
@@ -22,19 +23,15 @@ from vault_agent.index.embed.bm25 import Bm25Encoder
 from vault_agent.index.embed.minilm import Embedder, Vector
 from vault_agent.index.embed.terms import term_id
 from vault_agent.index.search.confidence import Confidence, calibration_for, missing_names
-from vault_agent.index.search.fusion import FusionMethod, fuse
+from vault_agent.index.search.fusion import FusionMethod, fuse_scores
 from vault_agent.index.search.hints import ANY_YEAR, QueryHints, query_hints
 from vault_agent.index.search.hits import SearchHit, hit_of
 from vault_agent.index.search.note_vectors import NoteVectors
-from vault_agent.index.search.rare_terms import (
-    RareTermMatches,
-    probes,
-    rare_limit,
-    rare_term_matches,
-)
+from vault_agent.index.search.rare_terms import probes, rare_limit, rare_term_bonus
 from vault_agent.index.search.titles import PHRASE_BOOST, TitleMatcher
 from vault_agent.index.store.protocol import (
     ChunkPayload,
+    Scored,
     SearchFilter,
     SparseVector,
     Store,
@@ -196,7 +193,7 @@ class Searcher:
             )
             # "2023-10-05" is one term wherever it is written (a title, a line of a note).
             written = VectorQuery(SparseVector(indices=[term_id(day)], values=[1.0]), 1)
-            if not self.store.count(dated) and not self.store.search([written], search_filter)[0]:
+            if not self.store.count(dated) and not self.store.ranked([written], search_filter)[0]:
                 missing.append(day)
         return tuple(missing)
 
@@ -224,21 +221,37 @@ class Searcher:
         if foreign is not None:
             sparse = self.sparse.embed_names(query, foreign)
         keyword = [] if foreign is not None else [VectorQuery(sparse, candidates)]
-        lists = self.store.search([dense, *keyword, *probes(sparse)], search_filter)
+        # Ids and scores only: the payloads of the few hundred candidates were most of a
+        # search (the engine handing them over, then validating them), and only the `fetch`
+        # best that fusion keeps are read (`_with_payloads`).
+        lists = self.store.ranked([dense, *keyword, *probes(sparse)], search_filter)
         ranked, probed = lists[: 1 + len(keyword)], lists[1 + len(keyword) :]
-        fused = fuse(ranked, options.fusion)
+        fused = fuse_scores(ranked, options.fusion)
         if options.rare_terms:
-            rare = rare_term_matches(probed, rare_limit(self.store.count()))
-            if rare:
-                fused = _with_bonus(fused, rare)
-        if foreign is not None and options.note_vectors:
-            # Without BM25 the chunk list is the only evidence: whole notes are a second one.
-            fused = self.notes.rescored(fused, query_vector)
-        top_cosine = lists[0][0].score if lists[0] else 0.0
+            holding = [[point for point, _ in points] for points in probed]
+            bonus = rare_term_bonus(holding, rare_limit(self.store.count()))
+            if bonus:
+                fused = _with_bonus(fused, bonus)
+        top_cosine = lists[0][0][1] if lists[0] else 0.0
         absent = self._absent(sparse, probed)
-        return _Ranked(fused[:fetch], top_cosine, absent, foreign)
+        if foreign is not None and options.note_vectors:
+            # Without BM25 the chunk list is the only evidence: whole notes are a second one,
+            # read from every candidate's note (so every candidate's payload is fetched).
+            hits = self.notes.rescored(self._with_payloads(fused), query_vector)
+            return _Ranked(hits[:fetch], top_cosine, absent, foreign)
+        return _Ranked(self._with_payloads(fused[:fetch]), top_cosine, absent, foreign)
 
-    def _absent(self, sparse: SparseVector, probed: list[list[StoredHit]]) -> frozenset[int]:
+    def _with_payloads(self, scored: list[Scored]) -> list[StoredHit]:
+        """The chunks of `scored` with their payloads, in order (one the store no longer
+        holds, deleted by a sync since it was ranked, is left out)."""
+        payloads = self.store.payloads([point for point, _ in scored])
+        return [
+            StoredHit.model_construct(id=point, score=score, payload=payloads[point])
+            for point, score in scored
+            if point in payloads
+        ]
+
+    def _absent(self, sparse: SparseVector, probed: Sequence[Sequence[object]]) -> frozenset[int]:
         """The ids of the query's terms that no chunk (under the filter) holds."""
         return frozenset(
             term for term, hits in zip(sparse.indices, probed, strict=False) if not hits
@@ -291,12 +304,9 @@ class _Ranked:
     """The query's language, when the notes are in others."""
 
 
-def _with_bonus(fused: list[StoredHit], rare: RareTermMatches) -> list[StoredHit]:
+def _with_bonus(fused: list[Scored], bonus: dict[str, float]) -> list[Scored]:
     """`fused` plus the chunks holding rare terms that it lacked, re-scored with their bonus."""
-    known = {hit.id for hit in fused}
-    missing = [hit.model_copy(update={"score": 0.0}) for hit in rare.hits.values()]
-    pool = fused + [hit for hit in missing if hit.id not in known]
-    rescored = [
-        hit.model_copy(update={"score": hit.score + rare.bonus.get(hit.id, 0.0)}) for hit in pool
-    ]
-    return sorted(rescored, key=lambda hit: hit.score, reverse=True)
+    known = {point for point, _ in fused}
+    pool = fused + [(point, 0.0) for point in bonus if point not in known]
+    rescored = [(point, score + bonus.get(point, 0.0)) for point, score in pool]
+    return sorted(rescored, key=lambda item: item[1], reverse=True)

@@ -51,6 +51,7 @@ from vault_agent.index.store.protocol import (
     SPARSE_VECTOR,
     EmbeddedChunk,
     FileState,
+    Scored,
     SparseVector,
     StoredHit,
     VectorQuery,
@@ -81,6 +82,12 @@ class EdgeStore(QdrantStore[Filter]):
         #: with nothing pending still syncs every mapped file (~0.1 s, a third of a cold
         #: `vault-agent search`), and closing syncs them again anyway.
         self._written = created_indexes
+        #: Every point, counted once per change: each hybrid search asks (`rare_limit`), an
+        #: exact count costs 0.5 ms at 2k points, and only this process writes the shard.
+        #: Kept with the number of writes it was counted at, so a count that a write
+        #: overtook (a search beside a sync) is never reused.
+        self._writes = 0
+        self._total: tuple[int, int] | None = None
         self._states = StateMirror(mirror_path(path), self._generation)
 
     # -- writes and file states, kept in the mirror ----------------------------------------
@@ -98,7 +105,7 @@ class EdgeStore(QdrantStore[Filter]):
             mirror.deleted(files)
 
     def set_links(self, file: str, links: list[str]) -> None:
-        """Rewrite `links` on every chunk of `file`, leaving vectors and other keys alone."""
+        """Rewrite `links` on the first chunk of `file`, leaving vectors and other keys alone."""
         with self._states.writing():  # no state key changes, but the generation moves
             super().set_links(file, links)
 
@@ -185,7 +192,10 @@ class EdgeStore(QdrantStore[Filter]):
     def _update(self, operation: UpdateOperation) -> None:
         shard = self._live()
         self._written = True
-        shard.update(operation)
+        try:
+            shard.update(operation)
+        finally:
+            self._writes += 1
 
     def _search(self, queries: Sequence[VectorQuery], flt: Filter | None) -> list[list[StoredHit]]:
         requests = [
@@ -196,6 +206,20 @@ class EdgeStore(QdrantStore[Filter]):
         ]
         found = self._live().query_batch(QueryBatchRequest(requests))
         return stored_hits(((p.id, p.score, p.payload) for p in points) for points in found)
+
+    def _scored(self, queries: Sequence[VectorQuery], flt: Filter | None) -> list[list[Scored]]:
+        requests = [
+            QueryRequest(
+                limit=query.limit, query=_nearest(query, self.dense), filter=flt, with_payload=False
+            )
+            for query in queries
+        ]
+        found = self._live().query_batch(QueryBatchRequest(requests))
+        return [[(str(p.id), p.score) for p in points] for points in found]
+
+    def _retrieve(self, ids: list[str]) -> list[tuple[Any, dict[str, Any]]]:
+        records = self._live().retrieve(list(ids), with_payload=True, with_vector=False)
+        return [(record.id, record.payload or {}) for record in records]
 
     def _scroll_page(
         self, flt: Filter | None, keys: list[str] | None, limit: int, offset: Any
@@ -227,7 +251,12 @@ class EdgeStore(QdrantStore[Filter]):
         return [(payload, vector) for payload, vector in page if vector is not None], next_offset
 
     def _count(self, flt: Filter | None) -> int:
-        return self._live().count(CountRequest(exact=True, filter=flt))
+        if flt is not None:
+            return self._live().count(CountRequest(exact=True, filter=flt))
+        writes = self._writes
+        if self._total is None or self._total[0] != writes:
+            self._total = (writes, self._live().count(CountRequest(exact=True)))
+        return self._total[1]
 
     def _condition(self, condition: Condition) -> tuple[bool, ConditionType]:
         if isinstance(condition, AnyOf | NoneOf):

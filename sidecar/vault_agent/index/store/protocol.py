@@ -63,7 +63,12 @@ class ChunkPayload(BaseModel):
     size: int = 0
     created: str | None = None
     date: str | None = Field(default=None, description="Daily note date (YYYY-MM-DD).")
-    links: list[str] = Field(default_factory=list, description="Resolved outgoing link targets.")
+    links: list[str] = Field(
+        default_factory=list,
+        description="Resolved outgoing link targets, on a note's first chunk (chunk_index 0) "
+        "only; its other chunks hold none (indexes written before 2026-11-26 may repeat them "
+        "there, never read).",
+    )
     aliases: list[str] = Field(default_factory=list)
     content_hash: str
     embedding_model: str = Field(
@@ -132,6 +137,10 @@ class SearchFilter(BaseModel):
         return self == SearchFilter()
 
 
+Scored = tuple[str, float]
+"""A point id and its score in one query's list, best first."""
+
+
 class StoredHit(BaseModel):
     """One scored point from a query."""
 
@@ -140,8 +149,11 @@ class StoredHit(BaseModel):
     payload: ChunkPayload
 
 
-class FileState(BaseModel):
-    """What the store knows about one indexed file, for incremental sync."""
+@dataclass(slots=True)
+class FileState:
+    """What the store knows about one indexed file, for incremental sync. A plain dataclass,
+    built from values the store already typed: a restart's first sync makes one per file, and
+    validating 50,000 models took 0.1 s of it at 50k notes."""
 
     content_hash: str
     mtime: float
@@ -170,7 +182,8 @@ class Store(Protocol):
         """Delete every point whose `file` is in `files`."""
 
     def set_links(self, file: str, links: list[str]) -> None:
-        """Rewrite the resolved `links` payload of every chunk of `file` (no re-embedding)."""
+        """Rewrite the resolved `links` payload of `file`, on its first chunk, the one that
+        holds them (no re-embedding)."""
 
     def set_payload(self, file: str, values: dict[str, Any]) -> None:
         """Overwrite these top-level payload keys on every chunk of `file` (no re-embedding)."""
@@ -180,6 +193,15 @@ class Store(Protocol):
     ) -> list[list[StoredHit]]:
         """The hits of each query (best first) among the points matching the filter, in one
         call to the engine. A sparse query without terms (only stop words) has no hits."""
+
+    def ranked(
+        self, queries: Sequence[VectorQuery], search_filter: SearchFilter | None = None
+    ) -> list[list[Scored]]:
+        """What `search` finds, as (point id, score) pairs without payloads: a ranking that
+        keeps only a few of its candidates fetches just theirs (`payloads`)."""
+
+    def payloads(self, ids: Sequence[str]) -> dict[str, ChunkPayload]:
+        """The payloads of these points by id (a point that no longer exists is left out)."""
 
     def scroll(
         self, search_filter: SearchFilter | None = None, limit: int | None = None

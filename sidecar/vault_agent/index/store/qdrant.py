@@ -11,7 +11,7 @@ the two stores cannot drift apart on what a filter, a page or a file state means
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, Generic, TypeVar
 
 from vault_agent.index.store.conditions import Condition, conditions
@@ -20,6 +20,7 @@ from vault_agent.index.store.protocol import (
     ChunkPayload,
     EmbeddedChunk,
     FileState,
+    Scored,
     SearchFilter,
     SparseVector,
     StoredHit,
@@ -28,6 +29,8 @@ from vault_agent.index.store.protocol import (
 
 #: The engine's own filter class.
 F = TypeVar("F")
+#: A list of one query's results, with or without payloads.
+R = TypeVar("R")
 
 #: Points per scroll page. Larger pages cost memory, smaller ones more calls into the engine.
 SCROLL_PAGE = 256
@@ -74,8 +77,10 @@ class QdrantStore(ABC, Generic[F]):
             self._delete(self._must(SearchFilter(files=list(files))))
 
     def set_links(self, file: str, links: list[str]) -> None:
-        """Rewrite `links` on every chunk of `file`, leaving vectors and other keys alone."""
-        self._set_payload(self._must(SearchFilter(files=[file])), {"links": links})
+        """Rewrite `links` on the first chunk of `file` (the only one that holds them),
+        leaving vectors and other keys alone."""
+        flt = self._must(SearchFilter(files=[file], chunk_index=0))
+        self._set_payload(flt, {"links": links})
 
     def set_payload(self, file: str, values: dict[str, Any]) -> None:
         """Overwrite these top-level keys on every chunk of `file`, vectors untouched."""
@@ -85,18 +90,21 @@ class QdrantStore(ABC, Generic[F]):
         self, queries: Sequence[VectorQuery], search_filter: SearchFilter | None = None
     ) -> list[list[StoredHit]]:
         """Each query's hits, best first, among the points matching the filter (one call)."""
-        runnable = [
-            index
-            for index, query in enumerate(queries)
-            # A sparse query of stop words only has no terms: nothing can match it.
-            if not (isinstance(query.vector, SparseVector) and not query.vector.indices)
-        ]
-        results: list[list[StoredHit]] = [[] for _ in queries]
-        if runnable:
-            found = self._search([queries[i] for i in runnable], self._filter(search_filter))
-            for index, hits in zip(runnable, found, strict=True):
-                results[index] = hits
-        return results
+        return self._batch(self._search, queries, search_filter)
+
+    def ranked(
+        self, queries: Sequence[VectorQuery], search_filter: SearchFilter | None = None
+    ) -> list[list[Scored]]:
+        """Each query's (point id, score) pairs, best first, without payloads (one call):
+        handing payloads over is most of a query's cost in the engine (Edge: 4.9 ms a
+        hybrid query's lists with them, 0.35 ms without, on the developer docs vault)."""
+        return self._batch(self._scored, queries, search_filter)
+
+    def payloads(self, ids: Sequence[str]) -> dict[str, ChunkPayload]:
+        """The validated payloads of these points by id; a point gone meanwhile is left out."""
+        wanted = list(dict.fromkeys(ids))
+        found = self._retrieve(wanted) if wanted else []
+        return {str(point): ChunkPayload.model_validate(payload) for point, payload in found}
 
     def scroll(
         self, search_filter: SearchFilter | None = None, limit: int | None = None
@@ -169,6 +177,14 @@ class QdrantStore(ABC, Generic[F]):
         """Run single-vector queries (sparse ones have terms) under one filter."""
 
     @abstractmethod
+    def _scored(self, queries: Sequence[VectorQuery], flt: F | None) -> list[list[Scored]]:
+        """`_search` without payloads: each query's (point id, score) pairs."""
+
+    @abstractmethod
+    def _retrieve(self, ids: list[str]) -> list[tuple[Any, dict[str, Any]]]:
+        """(point id, payload) of those of `ids` that exist."""
+
+    @abstractmethod
     def _scroll_page(
         self, flt: F | None, keys: list[str] | None, limit: int, offset: Any
     ) -> tuple[list[dict[str, Any]], Any]:
@@ -195,6 +211,26 @@ class QdrantStore(ABC, Generic[F]):
         """The engine's filter from its conditions (at least one list is non-empty)."""
 
     # -- shared helpers ---------------------------------------------------------------------
+
+    def _batch(
+        self,
+        run: Callable[[Sequence[VectorQuery], F | None], list[list[R]]],
+        queries: Sequence[VectorQuery],
+        search_filter: SearchFilter | None,
+    ) -> list[list[R]]:
+        """`run` on the queries that can match anything; an empty list for the others."""
+        runnable = [
+            index
+            for index, query in enumerate(queries)
+            # A sparse query of stop words only has no terms: nothing can match it.
+            if not (isinstance(query.vector, SparseVector) and not query.vector.indices)
+        ]
+        results: list[list[R]] = [[] for _ in queries]
+        if runnable:
+            found = run([queries[i] for i in runnable], self._filter(search_filter))
+            for index, hits in zip(runnable, found, strict=True):
+                results[index] = hits
+        return results
 
     def _filter(self, search_filter: SearchFilter | None) -> F | None:
         """The engine filter for `search_filter`, or None when it matches everything."""

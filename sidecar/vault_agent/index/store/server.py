@@ -34,6 +34,7 @@ from vault_agent.index.store.protocol import (
     KEYWORD_FIELDS,
     SPARSE_VECTOR,
     EmbeddedChunk,
+    Scored,
     SparseVector,
     StoredHit,
     VectorQuery,
@@ -171,21 +172,37 @@ class ServerStore(QdrantStore[m.Filter]):
     def _search(
         self, queries: Sequence[VectorQuery], flt: m.Filter | None
     ) -> list[list[StoredHit]]:
+        responses = self._query_batch(queries, flt, with_payload=True)
+        return stored_hits(
+            ((p.id, p.score, p.payload) for p in response.points) for response in responses
+        )
+
+    def _scored(self, queries: Sequence[VectorQuery], flt: m.Filter | None) -> list[list[Scored]]:
+        responses = self._query_batch(queries, flt, with_payload=False)
+        return [[(str(p.id), p.score) for p in response.points] for response in responses]
+
+    def _query_batch(
+        self, queries: Sequence[VectorQuery], flt: m.Filter | None, with_payload: bool
+    ) -> list[m.QueryResponse]:
         requests = [
             m.QueryRequest(
                 query=_vector(query),
                 using=SPARSE_VECTOR if query.is_sparse else self.dense,
                 filter=flt,
                 limit=query.limit,
-                with_payload=True,
+                with_payload=with_payload,
             )
             for query in queries
         ]
         with self._requests():
-            responses = self.client.query_batch_points(self.collection, requests)
-        return stored_hits(
-            ((p.id, p.score, p.payload) for p in response.points) for response in responses
-        )
+            return self.client.query_batch_points(self.collection, requests)
+
+    def _retrieve(self, ids: list[str]) -> list[tuple[Any, dict[str, Any]]]:
+        with self._requests():
+            records = self.client.retrieve(
+                self.collection, ids, with_payload=True, with_vectors=False
+            )
+        return [(record.id, record.payload or {}) for record in records]
 
     def _scroll_page(
         self, flt: m.Filter | None, keys: list[str] | None, limit: int, offset: Any

@@ -23,6 +23,7 @@ import math
 import threading
 import time
 from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
@@ -43,12 +44,11 @@ from vault_agent.index.sync.status import (
 )
 from vault_agent.vault.files import (
     VaultFile,
-    is_ignored,
     is_note,
     is_pdf,
     resolve_in_vault,
+    scan_paths,
     scan_vault,
-    symlink_problem,
 )
 from vault_agent.vault.graph import LinkGraph
 from vault_agent.vault.notes import Note, NoteError, parse_note
@@ -159,9 +159,13 @@ class Indexer:
     ) -> None:
         problems: dict[str, str] = {}  # notes that are unfollowable symlinks, and why
         if paths is None:
-            states = self.store.file_states(VAULT_SOURCE)  # read once: graph and sync
-            self.links.ensure_loaded(states)
-            on_disk = self._scan(None, problems)
+            # The walk runs beside reading the states and loading the graph: its stat calls
+            # and SQLite's query both release the GIL (docs/performance.md, restart at 50k).
+            with ThreadPoolExecutor(1, "scan") as walk:
+                scanning = walk.submit(self._scan, None, problems)
+                states = self.store.file_states(VAULT_SOURCE)  # read once: graph and sync
+                self.links.ensure_loaded(states)
+                on_disk = scanning.result()
         else:
             if not self.links.loaded:
                 self.links.ensure_loaded(self.store.file_states(VAULT_SOURCE))
@@ -201,12 +205,12 @@ class Indexer:
         for vault_file in notes_on_disk.values():
             state = states.get(vault_file.file)
             if state is not None and self._unchanged_on_disk(state, vault_file):
-                report.unchanged += 1
                 self.statuses.keep(vault_file.file, state.chunk_count)
                 if is_pdf(vault_file.file):
                     unchanged_pdfs.add(state.content_hash)
             else:
                 changed.append(vault_file)
+        report.unchanged += len(notes_on_disk) - len(changed)  # a model's field: set once
 
         self._set_progress(on_progress, state="indexing", files_total=len(changed))
         self._pdfs.begin_sync()
@@ -223,24 +227,7 @@ class Indexer:
         ignore = self.settings.index.ignore
         if paths is None:
             return list(scan_vault(self.root, ignore, problems))
-        found = []
-        for file in paths:
-            if is_ignored(file, ignore):
-                continue
-            link = self.root / file
-            problem = symlink_problem(link, self.root) if link.is_symlink() else None
-            if problem is not None:
-                if is_note(file):
-                    problems[file] = problem
-                continue
-            try:
-                path = resolve_in_vault(self.root, file)
-                stat = path.stat()
-            except (OSError, ValueError):
-                continue
-            if path.is_file():
-                found.append(VaultFile(file=file, mtime=stat.st_mtime, size=stat.st_size))
-        return found
+        return scan_paths(self.root, paths, ignore, problems)
 
     def _delete(self, files: set[str], report: SyncReport) -> None:
         if not files:
