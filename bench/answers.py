@@ -34,7 +34,7 @@ from typing import Any
 from bench.common import percentile
 from vault_agent.agent.citations.links import find_citations, heading_anchor
 from vault_agent.agent.events import DoneEvent
-from vault_agent.agent.extractive import NOT_COVERED, NOTHING, ExtractiveAnswerer
+from vault_agent.agent.extractive import NOT_COVERED, NOTHING, UNSURE, ExtractiveAnswerer
 from vault_agent.agent.extractive.units import split_units
 from vault_agent.agent.loop import run_agent
 from vault_agent.agent.prompts import ActiveNote, neighbourhood_of
@@ -67,6 +67,8 @@ class Scored:
     seconds: float
     answer: str = ""
     question: str = ""
+    unsure: bool = False
+    """The answer opened by saying the notes may not answer it directly."""
 
 
 @dataclass
@@ -84,6 +86,13 @@ class Totals:
             lines.append(f"| {kind} | {len(rows)} | {_share(rows):.2f} |")
         answerable = [r for r in self.rows if r.kind != "unanswerable"]
         lines.append(f"| **answerable** | {len(answerable)} | **{_share(answerable):.2f}** |")
+        unanswerable = [r for r in self.rows if r.kind == "unanswerable"]
+        doubted = sum(r.unsure for r in unanswerable if not r.answered)
+        wrongly = sum(r.unsure for r in answerable)
+        lines.append(
+            f"\nanswered 'may not answer this directly': {doubted} of the unanswerable ones not "
+            f"said so, {wrongly} of {len(answerable)} answerable ones"
+        )
         bad = sum(len(row.bad_headings) for row in self.rows)
         ms = [row.seconds * 1000 for row in self.rows]
         lines.append(
@@ -156,7 +165,8 @@ async def score(index: VaultIndex, question: dict[str, Any]) -> Scored:
     else:
         answered = _evidence_first(text, question["evidence"])
     bad = _bad_headings(index, text)
-    return Scored(question["kind"], answered, bad, seconds, text, question["q"])
+    unsure = text.startswith(UNSURE)
+    return Scored(question["kind"], answered, bad, seconds, text, question["q"], unsure)
 
 
 async def latency(path: Path, vault: Path, rounds: int = 3) -> list[float]:

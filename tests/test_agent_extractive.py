@@ -17,7 +17,7 @@ from vault_agent.agent.citations.links import (
     find_citations,
 )
 from vault_agent.agent.events import ToolCallEvent, ToolResultEvent
-from vault_agent.agent.extractive import DISCLAIMER, NOT_COVERED, ExtractiveAnswerer
+from vault_agent.agent.extractive import DISCLAIMER, NOT_COVERED, UNSURE, ExtractiveAnswerer
 from vault_agent.agent.extractive.units import split_units
 from vault_agent.agent.prompts import ActiveNote
 from vault_agent.agent.request import AgentRequest, HistoryTurn
@@ -73,6 +73,20 @@ async def test_extractive_answers_a_quantity_first(agent_index: VaultIndex) -> N
     first_line = done.answer.splitlines()[0]
     assert "250 °C for 45 minutes" in first_line
     assert first_line.endswith("[[Recipes/Country Loaf#Bake]]")
+
+
+async def test_a_near_answer_is_given_as_the_closest_the_notes_come(
+    agent_index: VaultIndex,
+) -> None:
+    # The starter's feeding is in the notes, but no sentence says what he "eats": the quotes
+    # are offered as the nearest, not as the answer.
+    done = done_of(await ask(agent_index, ExtractiveAnswerer(), "What does Gus eat?"))
+    lines = done.answer.splitlines()
+    assert lines[0] == UNSURE and lines[1] == ""
+    assert lines[2].endswith("]]")  # quotes follow, cited
+    # A question the notes answer outright is answered without the doubt.
+    done = done_of(await ask(agent_index, ExtractiveAnswerer(), FEED_QUESTION))
+    assert UNSURE not in done.answer
 
 
 async def test_extractive_says_so_when_the_notes_have_nothing(agent_index: VaultIndex) -> None:

@@ -13,6 +13,7 @@ from vault_agent.agent.extractive.answerer import (
     NOT_COVERED,
     NOTHING,
     SEARCH_FAILED,
+    UNSURE,
     Answer,
     answer,
 )
@@ -39,6 +40,7 @@ __all__ = [
     "NOTHING",
     "NOT_COVERED",
     "SEARCH_FAILED",
+    "UNSURE",
     "Answer",
     "ExtractiveAnswerer",
     "SearchPlan",

@@ -47,8 +47,6 @@ ACTIVE_BONUS = 0.05
 SUBJECT_BONUS = 0.15
 #: A unit sharing this much of its words with the selection is the selection itself.
 SHOWN_SHARE = 0.8
-#: The best quote must reach this (cosine, about) to answer at all.
-ANSWER_FLOOR = 0.45
 #: The weight of shared terms (per term, over the square root of the question's terms).
 LEXICAL_WEIGHT = 0.05
 #: Taken from a quote whose note, heading and text hold none of the question's names.
@@ -91,6 +89,7 @@ QUOTE_CHARS = 400
 
 DISCLAIMER = "_Extractive answer: sentences quoted from your notes, no language model involved._"
 NOT_COVERED = "Your notes don't seem to cover this."
+UNSURE = "Your notes may not answer this directly; the closest they come:"
 SEARCH_FAILED = "I could not search your notes, so I have no answer. The search said: "
 NOTHING = (
     "I couldn't find anything about this in your notes. Try other words, or check that the "
@@ -162,14 +161,19 @@ def answer(plan: SearchPlan, context: ToolsContext) -> Answer:
         return Answer(_absent(closest), closest, plan.query, len(passages))
     quotes = _scored(plan, passages, context, subject)
     kept = _relevant(quotes)
-    if not kept or (kept[0].score < ANSWER_FLOOR and not plan.pointed):
+    # How close a sentence must come to answer, on the embedding model's own scale.
+    calibration = found.confidence.calibration
+    if not kept or (kept[0].score < calibration.sentence_floor and not plan.pointed):
         return Answer(_absent(closest), closest, plan.query, len(passages))
     if plan.quantity and not plan.pointed and not any(_NUMBER.search(q.unit.text) for q in kept):
         # Asked for an amount, and no passage that bears on it holds a number.
         return Answer(_absent(closest), closest, plan.query, len(passages))
     first = _answer_first(quotes, kept, plan)
     kept += [quote for quote in first if quote not in kept]
-    text = _compose(first, kept, plan.order is not None)
+    # A last/first question's wording ("the most recent release...") keeps its cosines low;
+    # what answers it is the newest (oldest) note that bears on it, found by date.
+    unsure = kept[0].score < calibration.sentence_sure and not (plan.pointed or plan.order)
+    text = _compose(first, kept, plan.order is not None, unsure)
     return Answer(text, [quote.ref for quote in kept], plan.query, len(passages))
 
 
@@ -391,9 +395,11 @@ def _says_something(unit: Unit) -> bool:
     return len(text.split()) >= ANSWER_WORDS or wide >= ANSWER_WIDE_CHARS
 
 
-def _compose(first: list[Quote], kept: list[Quote], dated: bool) -> str:
+def _compose(first: list[Quote], kept: list[Quote], dated: bool, unsure: bool = False) -> str:
+    # Nothing found comes close enough to be sure: the quotes are the nearest, said as such.
+    lines = [UNSURE, ""] if unsure else []
     # A last/first question is answered by a date: it opens the line.
-    lines = [
+    lines += [
         f"{quote.date}: {_clip(quote.unit.text)} {quote.link}"
         if dated and quote.date
         else f"{_clip(quote.unit.text)} {quote.link}"

@@ -39,16 +39,20 @@ class Calibration:
     """Below this top-chunk cosine, retrieval reports low confidence."""
     named: float
     """With a name of the query missing from the vault, below this."""
+    sentence_floor: float = -1.0
+    """An answer quoting sentences needs its best one this close to the question..."""
+    sentence_sure: float = -1.0
+    """...and below this says the notes may not answer it directly (`agent/extractive`)."""
 
 
 #: MiniLM (both variants): 0.40 flags 9 of 12 unanswerable help questions and no dev question.
-MINILM = Calibration(low=0.40, named=0.70)
+MINILM = Calibration(low=0.40, named=0.70, sentence_floor=0.45, sentence_sure=0.62)
 #: The multilingual USE, question and notes in one language: 3 of 63 answerable dev questions
 #: flagged, 5 of 12 unanswerable (at 0.40 / 0.70: 5 of 63, 6 of 12).
-USE = Calibration(low=0.35, named=0.45)
+USE = Calibration(low=0.35, named=0.45, sentence_floor=0.50, sentence_sure=0.60)
 #: USE, a question in another language than the notes: 23 of 437 answerable flagged, 12 of 40
 #: unanswerable (at 0.40 / 0.70: 120 of 437, 25 of 40).
-USE_ACROSS_LANGUAGES = Calibration(low=0.28, named=0.50)
+USE_ACROSS_LANGUAGES = Calibration(low=0.28, named=0.50, sentence_floor=0.43, sentence_sure=0.53)
 #: A model nobody measured: a name the vault never mentions is the only evidence.
 UNCALIBRATED = Calibration(low=-1.0, named=2.0)
 _CALIBRATIONS = {**dict.fromkeys(MINILM_NAMES.values(), MINILM), USE_NAME: USE}
