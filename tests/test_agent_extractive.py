@@ -89,6 +89,15 @@ async def test_a_near_answer_is_given_as_the_closest_the_notes_come(
     assert UNSURE not in done.answer
 
 
+async def test_a_question_naming_a_note_is_answered_from_it(agent_index: VaultIndex) -> None:
+    # Its words are far from the note's, but it names the note: the note's nearest sentences
+    # are shown (as the nearest), not "not covered".
+    question = "Any word from Dan Whitaker regarding this?"
+    done = done_of(await ask(agent_index, ExtractiveAnswerer(), question))
+    assert not done.answer.startswith(NOT_COVERED), done.answer
+    assert "[[People/Dan Whitaker" in done.answer.split("**More")[0]
+
+
 async def test_extractive_says_so_when_the_notes_have_nothing(agent_index: VaultIndex) -> None:
     events = await ask(agent_index, ExtractiveAnswerer(), "What is the capital of Australia?")
     # The search still ran and found *something*; it is named as closest, not as an answer.
@@ -267,7 +276,12 @@ async def test_a_property_answers_when_the_question_asks_for_it(changelog: Vault
     done = done_of(await ask(changelog, ExtractiveAnswerer(), question))
     assert done.answer.splitlines()[0] == "last: 2023-09-14 [[Films/Blade Runner]]", done.answer
     done = done_of(await ask(changelog, ExtractiveAnswerer(), "Who directed Blade Runner?"))
-    assert "director: Ridley Scott [[Films/Blade Runner]]" in done.answer.split("**More")[0]
+    assert done.answer.splitlines()[0] == "director: Ridley Scott [[Films/Blade Runner]]"
+    # Named by its title, the note is asked about whole: its properties answer, though the
+    # question names none of them.
+    done = done_of(await ask(changelog, ExtractiveAnswerer(), "What about Blade Runner?"))
+    first = done.answer.splitlines()[0]
+    assert first.endswith("[[Films/Blade Runner]]") and not first.startswith(NOT_COVERED)
 
 
 async def test_the_date_a_note_was_written_answers_no_other_when(changelog: VaultIndex) -> None:

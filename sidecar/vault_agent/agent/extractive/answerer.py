@@ -31,6 +31,7 @@ from vault_agent.index.search.hits import (
     SearchHit,
 )
 from vault_agent.index.search.searcher import Passage
+from vault_agent.index.search.titles import PHRASE_BOOST
 from vault_agent.index.store.protocol import VAULT_SOURCE, ChunkPayload, SearchFilter
 from vault_agent.vault.chunker import HEADING_SEPARATOR
 from vault_agent.vault.properties import is_bookkeeping
@@ -63,6 +64,9 @@ FITS_BELOW_BEST = 0.15
 BESIDE_BELOW_BEST = 0.3
 #: A property's name and a question's word this long that begin alike are one word's family.
 KEY_STEM_CHARS = 5
+#: Added to a property the question names: of a film's properties, "who directed it?" asks
+#: for ``director``, however close ``imdbId`` reads.
+KEYED_BONUS = 0.1
 #: Added to quotes from the note retrieval ranked first (over 1 + rank for the others):
 #: search weighs every word of the question against whole notes, a sentence alone can't.
 NOTE_RANK_WEIGHT = 0.04
@@ -163,7 +167,10 @@ def answer(plan: SearchPlan, context: ToolsContext) -> Answer:
     kept = _relevant(quotes)
     # How close a sentence must come to answer, on the embedding model's own scale.
     calibration = found.confidence.calibration
-    if not kept or (kept[0].score < calibration.sentence_floor and not plan.pointed):
+    # A question naming a note points at it, as an open note does: its nearest sentences are
+    # shown (said to be the nearest), not withheld.
+    pointed = plan.pointed or found.confidence.names_note
+    if not kept or (kept[0].score < calibration.sentence_floor and not pointed):
         return Answer(_absent(closest), closest, plan.query, len(passages))
     if plan.quantity and not plan.pointed and not any(_NUMBER.search(q.unit.text) for q in kept):
         # Asked for an amount, and no passage that bears on it holds a number.
@@ -173,6 +180,7 @@ def answer(plan: SearchPlan, context: ToolsContext) -> Answer:
     # A last/first question's wording ("the most recent release...") keeps its cosines low;
     # what answers it is the newest (oldest) note that bears on it, found by date.
     unsure = kept[0].score < calibration.sentence_sure and not (plan.pointed or plan.order)
+    unsure = unsure or (pointed and not plan.pointed and kept[0].score < calibration.sentence_floor)
     text = _compose(first, kept, plan.order is not None, unsure)
     return Answer(text, [quote.ref for quote in kept], plan.query, len(passages))
 
@@ -190,6 +198,14 @@ def _scored(
     analyzer: Analyzer = context.searcher.sparse.analyzer
     wanted = set(analyzer.subject_terms(" ".join(plan.queries), query=True))
     question_terms = set(analyzer.terms(plan.question, query=True))
+    # A note the question names by its title ("what did I think of Blade Runner?") is asked
+    # about whole: any of its properties may answer.
+    asked_terms = analyzer.terms(plan.question, query=True)
+    named_files = {
+        passage.hit.file
+        for passage in passages
+        if context.searcher.titles.boost(asked_terms, passage.chunk) >= PHRASE_BOOST
+    }
     shown = set(analyzer.terms(plan.selection)) if plan.selection else set()
     named_terms = {
         name: set(analyzer.terms(name, query=True))
@@ -212,7 +228,9 @@ def _scored(
             # it holds answers "when" unless it dates the note itself ("created: ...") or the
             # question asks for the last or first time (the note's date says that).
             fits = _fits(plan, unit.text) and plan.order is None and not is_bookkeeping(unit.text)
-            if unit.fact and not (_names_key(unit, question_terms, analyzer) or fits):
+            keyed = unit.fact and _names_key(unit, question_terms, analyzer)
+            of_named = passage.hit.file in named_files and not is_bookkeeping(unit.text)
+            if unit.fact and not (keyed or fits or of_named):
                 continue
             terms = set(analyzer.terms(unit.text))
             if shown and terms and len(terms & shown) >= SHOWN_SHARE * min(len(terms), len(shown)):
@@ -227,7 +245,8 @@ def _scored(
             named = sum(name <= context_terms for name in names) / len(names) if names else 1.0
             holds = all(name <= context_terms for name in exact)
             lexical = shared + 0.3 / (1 + rank)
-            candidates.append(_Candidate(unit, passage, lexical, named, holds, note_rank))
+            candidate = _Candidate(unit, passage, lexical, named, holds, note_rank, keyed)
+            candidates.append(candidate)
     if exact and any(candidate.holds_exact for candidate in candidates):
         # A question naming a version or an identifier is answered from where it is named:
         # what v1.7 changed does not answer what v1.13.0 changed, however alike they read.
@@ -263,6 +282,8 @@ def _scored(
         fits = _fits(plan, unit.text, placed=bool(date or version) and not unit.fact)
         if fits:
             score += QUANTITY_BONUS if plan.quantity else WHEN_BONUS
+        if candidate.keyed:
+            score += KEYED_BONUS
         if plan.order is None:  # a last/first question is ordered by date, not by rank
             score += NOTE_RANK_WEIGHT / (1 + candidate.note_rank)
         quotes.append(Quote(unit, _ref(passage, unit), date, score, version, fits))
@@ -283,6 +304,8 @@ class _Candidate:
     """It holds every version and identifier the question names."""
     note_rank: int
     """Where retrieval ranked its note among the notes found (0: first)."""
+    keyed: bool = False
+    """A property the question names ("who *directed*..." and ``director: ...``)."""
 
     @property
     def read_as(self) -> str:
