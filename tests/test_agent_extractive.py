@@ -201,6 +201,31 @@ def test_units_are_sentences_items_and_rows_under_their_headings() -> None:
     ]
 
 
+def test_a_sentence_introducing_code_or_a_list_keeps_it() -> None:
+    body = (
+        "To add an icon, call addIcon() from onload:\n\n```ts\nthis.addIcon('dice', svg);\n```"
+        "\n\nThe facilities that stamp dates:\n- the [[Create or edit Task|modal]]\n- the "
+        "command\n\n| `icon` | <code>IconName</code> | |\n|---|---|---|\n<!-- generated -->\nDone."
+    )
+    units = split_units(body, "Icons")
+    assert units[0].shows == "```ts\nthis.addIcon('dice', svg);\n```"
+    assert units[1].shows == "- the modal\n- the command"
+    assert [unit.text for unit in units[2:]] == [
+        "the modal",
+        "the command",
+        "`icon` | `IconName`",
+        "Done.",
+    ]
+
+
+async def test_a_how_to_question_opens_with_the_code_that_does_it(changelog: VaultIndex) -> None:
+    done = done_of(await ask(changelog, ExtractiveAnswerer(), "How do I add a custom icon?"))
+    lines = done.answer.splitlines()
+    # The sentence closest in words says that it can be done; the one before the code, how.
+    assert lines[0].startswith("Call addIcon() with the SVG:"), done.answer
+    assert lines[1:4] == ["```ts", "this.addIcon('dice', '<circle cx=\"50\" />');", "```"]
+
+
 def test_a_list_of_links_is_navigation_not_an_answer() -> None:
     units = split_units("- [[Writing is telepathy]]\n- [[A]], [[B]]\n- See [[C]] first.\n", "")
     assert [(u.text, u.navigation) for u in units] == [
@@ -224,6 +249,8 @@ CHANGELOG = {
     "Films/Blade Runner.md": "---\ncategories: [Movies]\ndirector: Ridley Scott\nyear: 1982\n"
     "last: 2023-09-14\n---\n",
     "People/Steph.md": "---\ncreated: 2023-09-12\norg: Obsidian\n---\nMet at the 2023 meetup.\n",
+    "Guides/Icons.md": "# Icons\n\nPlugins can add their own custom icons to the app.\n\n"
+    "Call addIcon() with the SVG:\n\n```ts\nthis.addIcon('dice', '<circle cx=\"50\" />');\n```\n",
     "Guides/Sorting.md": "# Random sorting\n\nYour queries can sort the tasks they find "
     "randomly.\n\nThis shipped in 7.11.0.\n",
 }

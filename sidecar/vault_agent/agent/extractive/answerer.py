@@ -280,6 +280,7 @@ def _scored(
         # What the question asks for: an amount holds a number; a time a date or a version,
         # or sits in a note dated or named by one.
         fits = _fits(plan, unit.text, placed=bool(date or version) and not unit.fact)
+        fits = fits or (plan.how_to and bool(unit.shows))  # "how do I...?": steps or code
         if fits:
             score += QUANTITY_BONUS if plan.quantity else WHEN_BONUS
         if candidate.keyed:
@@ -364,10 +365,11 @@ def _answer_first(quotes: list[Quote], kept: list[Quote], plan: SearchPlan) -> l
 
 
 def _fitting_lead(quotes: list[Quote], best: Quote, plan: SearchPlan) -> Quote | None:
-    """For a question asking when or how much, when the best quote holds no date or number:
-    the best quote holding one that bears on the question nearly as well, else one beside
-    the best in its section ("Random sorting shuffles the tasks. It shipped in 7.11.0.")."""
-    if not (plan.when or plan.quantity) or best.fits:
+    """For a question asking when, how much or how to, when the best quote holds no date,
+    number, code or steps: the best quote holding them that bears on the question nearly as
+    well, else one beside the best in its section ("Random sorting shuffles the tasks. It
+    shipped in 7.11.0.")."""
+    if not (plan.when or plan.quantity or plan.how_to) or best.fits:
         return None
     fitting = [q for q in quotes if q.fits and _says_something(q.unit)]
     close = [q for q in fitting if q.score >= best.score - FITS_BELOW_BEST]
@@ -422,12 +424,11 @@ def _compose(first: list[Quote], kept: list[Quote], dated: bool, unsure: bool = 
     # Nothing found comes close enough to be sure: the quotes are the nearest, said as such.
     lines = [UNSURE, ""] if unsure else []
     # A last/first question is answered by a date: it opens the line.
-    lines += [
-        f"{quote.date}: {_clip(quote.unit.text)} {quote.link}"
-        if dated and quote.date
-        else f"{_clip(quote.unit.text)} {quote.link}"
-        for quote in first
-    ]
+    for quote in first:
+        said = f"{_clip(quote.unit.text)} {quote.link}"
+        lines.append(f"{quote.date}: {said}" if dated and quote.date else said)
+        if quote.unit.shows:  # the code or the list the sentence introduces
+            lines.append(quote.unit.shows)
     shown = {(q.ref.file, q.unit.text) for q in first}
     more: dict[str, list[Quote]] = {}
     for quote in kept:

@@ -54,6 +54,14 @@ _WHEN = re.compile(
     r"什么时候|何时|哪个版本|哪一版|いつ|どのバージョン",
     re.IGNORECASE,
 )
+# Questions asking how to do something: steps or code answer them.
+_HOW_TO = re.compile(
+    r"\b(?:how (?:do|can|could|should|would) (?:i|you|we)|how to|what'?s the way to|"
+    r"wie (?:kann|mache|muss|soll|richte|füge|erstelle)|comment (?:puis-je|faire|créer|ajouter)|"
+    r"c[oó]mo (?:puedo|se|hago|creo|a[nñ]ado)|как (?:мне|можно|сделать|добавить|создать))\b|"
+    r"怎么|如何|怎样|どうやって|どうすれば|方法は",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -70,6 +78,8 @@ class SearchPlan:
     """The question asks for an amount, a size, a duration: the answer holds a number."""
     when: bool = False
     """The question asks when, or in which release: the answer holds a date or a version."""
+    how_to: bool = False
+    """The question asks how to do something: steps or code answer it."""
     active_file: str = ""
     near: frozenset[str] = frozenset()
     """Files to favour: the open note and its neighbourhood."""
@@ -112,6 +122,7 @@ def plan(request: AgentRequest, active_file: str, analyzer: Analyzer) -> SearchP
         order=date_order(question),
         quantity=bool(_QUANTITY.search(question)),
         when=bool(_WHEN.search(question)),
+        how_to=bool(_HOW_TO.search(question)),
         active_file=active_file,
         near=frozenset(near),
         selection=selection,

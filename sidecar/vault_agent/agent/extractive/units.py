@@ -3,13 +3,17 @@
 An answer quotes units, never half a thought: a list item or a table row whole, prose sentence
 by sentence (`.`, `!`, `?` and their CJK forms `。！？` end one). Headings merged into a chunk's
 body (`## Details`, see `vault/chunker.py`) start a new heading, so each unit cites the section
-it really sits under. Links read as their text: a quote's links are the note's, not citations.
+it really sits under. Links read as their text: a quote's links are the note's, not citations;
+inline HTML reads as its text (`<code>` as code), comments are nobody's words, and a table row
+is its non-empty cells. A sentence that introduces what follows it ("use the addRibbonIcon()
+method:") keeps the code block or the first list items after it: quoted alone, it would stop
+where the answer starts.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from vault_agent.vault.chunker import HEADING_SEPARATOR
 
@@ -26,7 +30,18 @@ _LINKS_ONLY = re.compile(
     r"(?:[\s,;|·-]*(?:!?\[\[[^\]\n]*\]\]|!?\[[^\]\n]*\]\([^)\n]*\)))+[\s,;|·.-]*"
 )
 _BLOCK_ID = re.compile(r"\s\^[\w-]+\s*$")
-_COMMENT = re.compile(r"%%.*?%%", re.DOTALL)
+_COMMENT = re.compile(r"%%.*?%%|<!--.*?-->", re.DOTALL)
+#: Inline HTML notes use: code reads as code, a line break as a space, the rest as its text.
+_HTML_CODE = re.compile(r"<(code|kbd)>(.*?)</\1>", re.IGNORECASE)
+_HTML_BREAK = re.compile(r"<br\s*/?>", re.IGNORECASE)
+_HTML_TAG = re.compile(
+    r"</?(?:b|i|em|strong|span|sup|sub|mark|u|s|small|a|font|center|div|p)(?:\s[^<>]*)?>",
+    re.IGNORECASE,
+)
+_TABLE_CELL = re.compile(r"(?<!\\)\|")
+#: What a sentence ending in ":" keeps of the block after it.
+SHOWN_LINES = 12
+SHOWN_ITEMS = 5
 _TAGS_ONLY = re.compile(r"#[\w/-]+")
 _RULE = re.compile(r"^(?:-{3,}|\*{3,}|_{3,})$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
@@ -43,6 +58,8 @@ class Unit:
     """Its place in the chunk, from 0."""
     navigation: bool = False
     """A list item or row of nothing but links: it points elsewhere and answers nothing."""
+    shows: str = ""
+    """For a unit ending in ":", the code block or list items it introduces (markdown)."""
     fact: bool = False
     """One of the note's properties (``last: 2023-09-14``): short, yet it says something."""
 
@@ -63,45 +80,74 @@ def split_units(body: str, heading: str) -> list[Unit]:
     path = heading.split(HEADING_SEPARATOR) if heading else []
     units: list[Unit] = []
     paragraph: list[str] = []
+    code: list[str] = []
     in_code = in_item = False
+    # The unit ending in ":" that the next block belongs to, while nothing else came between.
+    intro: int | None = None
 
     def add(piece: str, navigation: bool = False) -> None:
+        nonlocal intro
         piece = " ".join(_as_read(piece).split())
         if piece and _TAGS_ONLY.sub("", piece).strip(" .,;:|-"):
             units.append(Unit(piece, HEADING_SEPARATOR.join(path), len(units), navigation))
+            intro = len(units) - 1 if piece.endswith(":") else None
 
     def flush() -> None:
         for sentence in _SENTENCE_END.split(" ".join(paragraph)):
             add(sentence)
         paragraph.clear()
 
+    def show(block: str) -> None:
+        """Keep `block` with the unit introducing it."""
+        if intro is not None and "[[" not in block:
+            before = units[intro].shows
+            units[intro] = replace(units[intro], shows=f"{before}\n{block}" if before else block)
+
     for raw in text.splitlines():
         if _FENCE.match(raw):
             flush()
+            code.append(raw.rstrip())
+            if in_code:
+                if len(code) <= SHOWN_LINES + 2:
+                    show("\n".join(code))
+                code.clear()
+                intro = None
             in_code = not in_code
             continue
         if in_code:
+            code.append(raw.rstrip())
             continue
         line = _BLOCK_ID.sub("", raw).strip()
         heading_line = _HEADING_LINE.match(line)
         item = _LIST_MARK.match(line)
         if in_item and line and raw[:1].isspace() and not item and units:
             last = units[-1]  # a list item wrapped onto the next line
-            units[-1] = Unit(f"{last.text} {_as_read(line)}", last.heading, last.position)
+            units[-1] = replace(last, text=f"{last.text} {_as_read(line)}")
             continue
         in_item = False
         if heading_line:
             flush()
+            intro = None
             path = _descend(path, len(heading_line.group(1)), heading_line.group(2).strip())
         elif not line or _RULE.match(line):
             flush()
-        elif item or line.startswith("|"):
+        elif item:
             flush()
-            content = line[item.end() :] if item else line
-            if not (line.startswith("|") and _TABLE_RULE.match(line)):
-                content = content.strip(" |") if line.startswith("|") else content
+            content = line[item.end() :]
+            opened = intro
+            add(content, navigation=bool(_LINKS_ONLY.fullmatch(content)))
+            in_item = True
+            if opened is not None and opened != len(units) - 1:
+                intro = opened  # the items after it are what it introduces
+                if len(units[opened].shows.splitlines()) < SHOWN_ITEMS:
+                    show(f"- {units[-1].text}")
+        elif line.startswith("|"):
+            flush()
+            intro = None
+            if not _TABLE_RULE.match(line):
+                cells = [cell.strip() for cell in _TABLE_CELL.split(line.strip(" |"))]
+                content = " | ".join(cell for cell in cells if cell)
                 add(content, navigation=bool(_LINKS_ONLY.fullmatch(content)))
-                in_item = bool(item)
         else:
             paragraph.append(line.lstrip("> ").strip())
     flush()
@@ -111,7 +157,9 @@ def split_units(body: str, heading: str) -> list[Unit]:
 def _as_read(text: str) -> str:
     """`text` with its links as their words (a quote's links are the note's, not citations)."""
     text = _WIKILINK.sub(_link_text, text)
-    return _MARKDOWN_LINK.sub(lambda m: "" if m.group("image") else m.group("text"), text)
+    text = _MARKDOWN_LINK.sub(lambda m: "" if m.group("image") else m.group("text"), text)
+    text = _HTML_CODE.sub(lambda m: f"`{m.group(2)}`", text)
+    return _HTML_TAG.sub("", _HTML_BREAK.sub(" ", text))
 
 
 def _link_text(link: re.Match[str]) -> str:
