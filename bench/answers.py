@@ -240,8 +240,15 @@ def request_for(index: VaultIndex, question: dict[str, Any]) -> AgentRequest:
 
 
 def _evidence_first(answer: str, evidence: list[str]) -> bool:
-    """True when one of the first two quotes of `answer` is (part of) an evidence sentence."""
-    quotes = [line for line in answer.split(_MORE)[0].splitlines() if "[[" in line][:2]
+    """True when one of the first two quotes of `answer` is (part of) an evidence sentence; a
+    quote's lines include the code or the list items it shows after it."""
+    blocks: list[list[str]] = []
+    for line in answer.split(_MORE)[0].splitlines():
+        if "[[" in line:
+            blocks.append([line])
+        elif blocks and line.strip() and len(blocks) <= 2:
+            blocks[-1].append(line.removeprefix("- "))
+    quotes = [line for block in blocks[:2] for line in block]
     # Evidence is markdown as the note has it: read it as the answerer reads passages.
     wanted = [_plain(" ".join(u.text for u in split_units(e, ""))) for e in evidence]
     for quote in quotes:

@@ -251,6 +251,8 @@ CHANGELOG = {
     "People/Steph.md": "---\ncreated: 2023-09-12\norg: Obsidian\n---\nMet at the 2023 meetup.\n",
     "Guides/Icons.md": "# Icons\n\nPlugins can add their own custom icons to the app.\n\n"
     "Call addIcon() with the SVG:\n\n```ts\nthis.addIcon('dice', '<circle cx=\"50\" />');\n```\n",
+    "Billing/FAQ.md": "# Billing FAQ\n\n**Can I get my money back for the Pro plan?**\n\nYes: "
+    "every purchase is refunded in full within 7 days.\n",
     "Guides/Sorting.md": "# Random sorting\n\nYour queries can sort the tasks they find "
     "randomly.\n\nThis shipped in 7.11.0.\n",
 }
@@ -316,6 +318,14 @@ async def test_the_date_a_note_was_written_answers_no_other_when(changelog: Vaul
     assert "created: 2023-09-12" not in done.answer, done.answer
     done = done_of(await ask(changelog, ExtractiveAnswerer(), "When was the Steph note created?"))
     assert done.answer.splitlines()[0].startswith("created: 2023-09-12"), done.answer
+
+
+async def test_a_question_in_the_notes_is_answered_by_what_follows_it(
+    changelog: VaultIndex,
+) -> None:
+    question = "Can I get my money back for the Pro plan?"
+    done = done_of(await ask(changelog, ExtractiveAnswerer(), question))
+    assert done.answer.startswith("Yes: every purchase is refunded in full"), done.answer
 
 
 async def test_an_amount_the_notes_never_state_is_not_covered(changelog: VaultIndex) -> None:

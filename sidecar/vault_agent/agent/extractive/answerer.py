@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import zip_longest
 from typing import Any
 
@@ -352,6 +352,9 @@ def _answer_first(quotes: list[Quote], kept: list[Quote], plan: SearchPlan) -> l
             if ordered is not None:
                 return [ordered]
     worthy = [quote for quote in kept if _says_something(quote.unit)] or kept
+    # A question in the notes (a FAQ's) is answered by what follows it, not by itself.
+    answered = [_answered(quote, quotes) for quote in worthy]
+    worthy = [q for i, q in enumerate(answered) if all(q is not o for o in answered[:i])]
     first = [worthy[0]]
     lead = _fitting_lead(quotes, worthy[0], plan)
     if lead is not None:
@@ -362,6 +365,21 @@ def _answer_first(quotes: list[Quote], kept: list[Quote], plan: SearchPlan) -> l
         if quote.unit.text != first[0].unit.text:
             first.append(quote)
     return first
+
+
+def _answered(quote: Quote, quotes: list[Quote]) -> Quote:
+    """A quote that asks a question (a FAQ's "Can I get a refund?") answers nothing itself:
+    the unit after it in its section does."""
+    if not quote.unit.text.rstrip("*_ ").endswith(("?", "？")):
+        return quote
+    after = [
+        q
+        for q in quotes
+        if q.ref == quote.ref
+        and q.unit.heading == quote.unit.heading
+        and q.unit.position == quote.unit.position + 1
+    ]
+    return replace(after[0], score=quote.score) if after else quote
 
 
 def _fitting_lead(quotes: list[Quote], best: Quote, plan: SearchPlan) -> Quote | None:
