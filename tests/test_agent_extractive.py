@@ -210,6 +210,8 @@ def test_a_sentence_introducing_code_or_a_list_keeps_it() -> None:
     units = split_units(body, "Icons")
     assert units[0].shows == "```ts\nthis.addIcon('dice', svg);\n```"
     assert units[1].shows == "- the modal\n- the command"
+    tip = split_units("> [!tip]- Keep a backup\n> Sync is not a backup.", "")
+    assert [unit.text for unit in tip] == ["Keep a backup", "Sync is not a backup."]
     assert [unit.text for unit in units[2:]] == [
         "the modal",
         "the command",

@@ -38,6 +38,7 @@ _HTML_TAG = re.compile(
     r"</?(?:b|i|em|strong|span|sup|sub|mark|u|s|small|a|font|center|div|p)(?:\s[^<>]*)?>",
     re.IGNORECASE,
 )
+_CALLOUT = re.compile(r"^\[![\w-]+\][+-]?\s*")
 _TABLE_CELL = re.compile(r"(?<!\\)\|")
 #: What a sentence ending in ":" keeps of the block after it.
 SHOWN_LINES = 12
@@ -149,7 +150,13 @@ def split_units(body: str, heading: str) -> list[Unit]:
                 content = " | ".join(cell for cell in cells if cell)
                 add(content, navigation=bool(_LINKS_ONLY.fullmatch(content)))
         else:
-            paragraph.append(line.lstrip("> ").strip())
+            quoted = line.lstrip("> ").strip()
+            callout = _CALLOUT.match(quoted)
+            if callout:  # "> [!tip] Title": the marker is markup, the title a label of its own
+                flush()
+                add(quoted[callout.end() :])
+                continue
+            paragraph.append(quoted)
     flush()
     return units
 
