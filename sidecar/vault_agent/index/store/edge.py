@@ -198,24 +198,28 @@ class EdgeStore(QdrantStore[Filter]):
             self._writes += 1
 
     def _search(self, queries: Sequence[VectorQuery], flt: Filter | None) -> list[list[StoredHit]]:
-        requests = [
-            QueryRequest(
-                limit=query.limit, query=_nearest(query, self.dense), filter=flt, with_payload=True
-            )
-            for query in queries
-        ]
-        found = self._live().query_batch(QueryBatchRequest(requests))
+        found = self._query_batch(queries, flt, with_payload=True)
         return stored_hits(((p.id, p.score, p.payload) for p in points) for points in found)
 
     def _scored(self, queries: Sequence[VectorQuery], flt: Filter | None) -> list[list[Scored]]:
+        found = self._query_batch(queries, flt, with_payload=False)
+        return [[(str(p.id), p.score) for p in points] for points in found]
+
+    def _query_batch(
+        self, queries: Sequence[VectorQuery], flt: Filter | None, *, with_payload: bool
+    ) -> list[list[Any]]:
+        """The engine's nearest points for each query, in one call."""
         requests = [
             QueryRequest(
-                limit=query.limit, query=_nearest(query, self.dense), filter=flt, with_payload=False
+                limit=query.limit,
+                query=_nearest(query, self.dense),
+                filter=flt,
+                with_payload=with_payload,
             )
             for query in queries
         ]
-        found = self._live().query_batch(QueryBatchRequest(requests))
-        return [[(str(p.id), p.score) for p in points] for points in found]
+        found: list[list[Any]] = self._live().query_batch(QueryBatchRequest(requests))
+        return found
 
     def _retrieve(self, ids: list[str]) -> list[tuple[Any, dict[str, Any]]]:
         records = self._live().retrieve(list(ids), with_payload=True, with_vector=False)
