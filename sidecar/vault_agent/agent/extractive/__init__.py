@@ -1,21 +1,21 @@
 """Answers without a language model (the `extractive` profile): sentences quoted from the notes.
 
 `ExtractiveAnswerer` is what the agent loop runs instead of a `ChatModel` when no model is set
-up (`agent/loop.py`): `plan.py` decides what to search, `answerer.py` picks and orders the
-sentences, `units.py` cuts passages into quotable units. The answer goes through the same
-citation check and reaches clients as the same events as a model's.
+up (`agent/loop.py`): `plan.py` decides what to search, `units.py` cuts passages into quotable
+units, `scoring.py` scores them against the question, `answerer.py` picks the ones that answer
+and `compose.py` writes the answer. The answer goes through the same citation check and reaches
+clients as the same events as a model's.
 """
 
 from __future__ import annotations
 
-from vault_agent.agent.extractive.answerer import (
+from vault_agent.agent.extractive.answerer import Answer, answer
+from vault_agent.agent.extractive.compose import (
     DISCLAIMER,
     NOT_COVERED,
     NOTHING,
     SEARCH_FAILED,
     UNSURE,
-    Answer,
-    answer,
 )
 from vault_agent.agent.extractive.plan import SearchPlan, plan
 from vault_agent.index.embed.minilm import Embedder

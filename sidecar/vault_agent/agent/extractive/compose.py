@@ -1,0 +1,64 @@
+"""The extractive answer's markdown: the quotes that answer, then the other notes that bear on
+the question, each cited to the heading it sits under; or, when nothing answers, why not.
+"""
+
+from __future__ import annotations
+
+from vault_agent.agent.citations.links import NoteRef, cite, note_title
+from vault_agent.agent.extractive.scoring import Quote
+
+#: Notes quoted after the answer, at most.
+MORE_NOTES = 3
+#: A longer quote is cut at a word.
+QUOTE_CHARS = 400
+DISCLAIMER = "_Extractive answer: sentences quoted from your notes, no language model involved._"
+NOT_COVERED = "Your notes don't seem to cover this."
+UNSURE = "Your notes may not answer this directly; the closest they come:"
+SEARCH_FAILED = "I could not search your notes, so I have no answer. The search said: "
+NOTHING = (
+    "I couldn't find anything about this in your notes. Try other words, or check that the "
+    "notes you expect are indexed."
+)
+
+
+def compose(first: list[Quote], kept: list[Quote], dated: bool, unsure: bool = False) -> str:
+    """The answer: `first` (with the date of its note for a last/first question, `dated`),
+    then up to MORE_NOTES other notes among `kept`, two quotes each; `unsure` opens it with
+    the notes may not answer it directly."""
+    # Nothing found comes close enough to be sure: the quotes are the nearest, said as such.
+    lines = [UNSURE, ""] if unsure else []
+    # A last/first question is answered by a date: it opens the line.
+    for quote in first:
+        said = f"{_clip(quote.unit.text)} {quote.link}"
+        lines.append(f"{quote.date}: {said}" if dated and quote.date else said)
+        if quote.unit.shows:  # the code or the list the sentence introduces
+            lines.append(quote.unit.shows)
+    shown = {(q.ref.file, q.unit.text) for q in first}
+    more: dict[str, list[Quote]] = {}
+    for quote in kept:
+        if (quote.ref.file, quote.unit.text) in shown:
+            continue
+        if quote.ref.file in more or len(more) < MORE_NOTES:
+            group = more.setdefault(quote.ref.file, [])
+            if len(group) < 2:
+                group.append(quote)
+    if more:
+        lines += ["", "**More from your notes**"]
+        for quotes in more.values():
+            title = quotes[0].ref.title or note_title(quotes[0].ref.file)
+            quoted = " … ".join(_clip(q.unit.text) for q in quotes)
+            lines.append(f"- **{title}**: {quoted} {quotes[0].link}")
+    lines += ["", DISCLAIMER]
+    return "\n".join(lines)
+
+
+def absent(closest: list[NoteRef]) -> str:
+    """The notes don't seem to cover it: the `closest` notes named as closest, not as answers."""
+    names = ", ".join(cite(ref) for ref in closest)
+    return f"{NOT_COVERED} The closest notes: {names}.\n\n{DISCLAIMER}" if names else NOTHING
+
+
+def _clip(text: str) -> str:
+    if len(text) <= QUOTE_CHARS:
+        return text
+    return text[: QUOTE_CHARS - 1].rsplit(" ", 1)[0] + "…"

@@ -1,0 +1,260 @@
+"""Every unit of the passages found, scored against the question.
+
+A unit (`units.py`) is read with its note's title and heading and compared with the question by
+the embedder's cosine; shared terms, the passage's rank, the note's rank, the open note, the
+notes the last answer cited and what the question asks for (a number, a date, a named
+property, code for a how-to) add to that. The best 24 units by their words alone are the ones
+embedded: embedding every unit of every passage would cost more than it changes.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from vault_agent.agent.citations.links import NoteRef, cite, note_title
+from vault_agent.agent.extractive.plan import SearchPlan
+from vault_agent.agent.extractive.units import Unit, property_units, split_units
+from vault_agent.agent.reader import ToolsContext
+from vault_agent.index.embed.names import names_in
+from vault_agent.index.embed.terms import Analyzer
+from vault_agent.index.search.hits import SearchHit
+from vault_agent.index.search.searcher import Passage
+from vault_agent.index.search.titles import PHRASE_BOOST
+from vault_agent.index.store.protocol import VAULT_SOURCE, ChunkPayload
+from vault_agent.vault.chunker import HEADING_SEPARATOR
+from vault_agent.vault.properties import is_bookkeeping
+
+#: Quotes from the open note weigh this much more: the user pointed at it.
+ACTIVE_BONUS = 0.05
+#: Quotes from the notes the previous answer cited weigh this much more: a follow-up is
+#: about what was just shown ("how does she like updates?" after an answer citing Maya).
+#: 0.05 (the open note's) left the earlier question's notes ahead in three of three cases.
+SUBJECT_BONUS = 0.15
+#: A unit sharing this much of its words with the selection is the selection itself.
+SHOWN_SHARE = 0.8
+#: The weight of shared terms (per term, over the square root of the question's terms).
+LEXICAL_WEIGHT = 0.05
+#: Taken from a quote whose note, heading and text hold none of the question's names.
+NAME_MISSING = 0.1
+#: Added to a quote holding a number, when the question asks for an amount.
+QUANTITY_BONUS = 0.05
+#: Added to a quote placed in time (a date, a year, a version, or a dated or versioned note)
+#: when the question asks when or in which release.
+WHEN_BONUS = 0.05
+#: A property's name and a question's word this long that begin alike are one word's family.
+KEY_STEM_CHARS = 5
+#: Added to a property the question names: of a film's properties, "who directed it?" asks
+#: for ``director``, however close ``imdbId`` reads.
+KEYED_BONUS = 0.1
+#: Added to quotes from the note retrieval ranked first (over 1 + rank for the others):
+#: search weighs every word of the question against whole notes, a sentence alone can't.
+NOTE_RANK_WEIGHT = 0.04
+#: Units scored with the embedder: the best by shared terms and passage rank.
+SCORED_UNITS = 24
+_ISO_DATE = re.compile(r"\b(\d{4}-\d{2}-\d{2})\b")
+NUMBER = re.compile(r"\d")
+_EXACT = re.compile(r"\d|\w[._]\w")
+_VERSION = re.compile(r"\bv?(\d+(?:\.\d+)+)\b", re.IGNORECASE)
+_TIME = re.compile(r"\b(?:1[89]|20)\d\d\b|\bv?\d+\.\d+\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Quote:
+    """A unit found for the question, where it comes from and how well it answers."""
+
+    unit: Unit
+    ref: NoteRef
+    date: str | None
+    score: float
+    version: tuple[int, ...] | None = None
+    """The version its note is named by (release notes: "v1.13.5"), to order them."""
+    fits: bool = False
+    """It holds what the question asks for: a number for an amount, a date for a time."""
+
+    @property
+    def link(self) -> str:
+        return cite(self.ref)
+
+
+def scored(
+    plan: SearchPlan, passages: list[Passage], context: ToolsContext, subject: set[str]
+) -> list[Quote]:
+    """Every unit of `passages`, best first, the promising ones scored by meaning too
+    (`subject`: the notes the last answer cited)."""
+    analyzer: Analyzer = context.searcher.sparse.analyzer
+    wanted = set(analyzer.subject_terms(" ".join(plan.queries), query=True))
+    asked_terms = analyzer.terms(plan.question, query=True)
+    question_terms = set(asked_terms)
+    # A note the question names by its title ("what did I think of Blade Runner?") is asked
+    # about whole: any of its properties may answer.
+    named_files = {
+        passage.hit.file
+        for passage in passages
+        if context.searcher.titles.boost(asked_terms, passage.chunk) >= PHRASE_BOOST
+    }
+    shown = set(analyzer.terms(plan.selection)) if plan.selection else set()
+    named_terms = {
+        name: set(analyzer.terms(name, query=True))
+        for name in names_in(plan.question, analyzer.language)
+    }
+    names = [terms for terms in named_terms.values() if terms]
+    # Versions and identifiers ("1.13.0", `app.vault`) name exactly one thing.
+    exact = [terms for name, terms in named_terms.items() if terms and _EXACT.search(name)]
+    candidates: list[_Candidate] = []
+    # Units of one section share its note title and heading: their terms are read once.
+    place_terms: dict[tuple[str, str], set[str]] = {}
+    note_ranks: dict[str, int] = {}
+    for rank, passage in enumerate(passages):
+        note_rank = note_ranks.setdefault(passage.hit.file, len(note_ranks))
+        chunk = passage.chunk
+        for unit in [*property_units(chunk.properties), *split_units(chunk.body, chunk.heading)]:
+            if unit.navigation:
+                continue
+            # A property the question doesn't ask about ("type: person") is left out; a date
+            # it holds answers "when" unless it dates the note itself ("created: ...") or the
+            # question asks for the last or first time (the note's date says that).
+            fits = _fits(plan, unit.text) and plan.order is None and not is_bookkeeping(unit.text)
+            keyed = unit.fact and _names_key(unit, question_terms, analyzer)
+            of_named = passage.hit.file in named_files and not is_bookkeeping(unit.text)
+            if unit.fact and not (keyed or fits or of_named):
+                continue
+            terms = set(analyzer.terms(unit.text))
+            if shown and terms and len(terms & shown) >= SHOWN_SHARE * min(len(terms), len(shown)):
+                continue  # the selected text itself (or holding it): the user has it already
+            place = (chunk.title, unit.heading)
+            if place not in place_terms:
+                place_terms[place] = set(analyzer.terms(f"{chunk.title} {unit.heading}"))
+            context_terms = terms | place_terms[place]
+            shared = len(wanted & context_terms) / math.sqrt(len(wanted) or 1)
+            # The names the question asks about (a version, an identifier) must be where the
+            # quote is: a sentence about v1.7 does not answer a question about v1.13.0.
+            named = sum(name <= context_terms for name in names) / len(names) if names else 1.0
+            holds = all(name <= context_terms for name in exact)
+            lexical = shared + 0.3 / (1 + rank)
+            candidate = _Candidate(unit, passage, lexical, named, holds, note_rank, keyed)
+            candidates.append(candidate)
+    if exact and any(candidate.holds_exact for candidate in candidates):
+        # A question naming a version or an identifier is answered from where it is named:
+        # what v1.7 changed does not answer what v1.13.0 changed, however alike they read.
+        candidates = [candidate for candidate in candidates if candidate.holds_exact]
+    candidates.sort(key=lambda candidate: -candidate.lexical)
+    candidates = candidates[:SCORED_UNITS]
+    if not candidates:
+        return []
+    embedder = context.searcher.embedder
+    # Judged on the question alone and with its selection or earlier question, the closer
+    # counting; in a note the last answer cited, on the question about that note (its title).
+    questions = dict.fromkeys((plan.question, plan.query))
+    asked = [context.searcher.query_vector(text) for text in questions]
+    about = {file: embedder.embed_query(f"{note_title(file)}: {plan.question}") for file in subject}
+    # A unit is read with its note's title and heading: "It takes a week" needs both.
+    vectors = embedder.embed_documents([candidate.read_as for candidate in candidates])
+    quotes = []
+    for candidate, vector in zip(candidates, vectors, strict=True):
+        unit, passage = candidate.unit, candidate.passage
+        # In a note the last answer cited, the question about that note picks the sentence:
+        # the earlier question found the note, and would pick what it asked ("who owns it?").
+        judged = [about[passage.hit.file]] if passage.hit.file in about else asked
+        score = max(float(np.dot(question, vector)) for question in judged)
+        score += LEXICAL_WEIGHT * candidate.lexical - NAME_MISSING * (1 - candidate.named)
+        if plan.active_file and passage.hit.file == plan.active_file:
+            score += ACTIVE_BONUS
+        if passage.hit.file in subject:
+            score += SUBJECT_BONUS
+        chunk = passage.chunk
+        date, version = _date_of(chunk), _version_of(chunk)
+        # What the question asks for: an amount holds a number; a time a date or a version,
+        # or sits in a note dated or named by one.
+        fits = _fits(plan, unit.text, placed=bool(date or version) and not unit.fact)
+        fits = fits or (plan.how_to and bool(unit.shows))  # "how do I...?": steps or code
+        if fits:
+            score += QUANTITY_BONUS if plan.quantity else WHEN_BONUS
+        if candidate.keyed:
+            score += KEYED_BONUS
+        if plan.order is None:  # a last/first question is ordered by date, not by rank
+            score += NOTE_RANK_WEIGHT / (1 + candidate.note_rank)
+        quotes.append(Quote(unit, _ref(passage, unit), date, score, version, fits))
+    return sorted(quotes, key=lambda quote: -quote.score)
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    """A unit worth scoring, with what its words already say about it."""
+
+    unit: Unit
+    passage: Passage
+    lexical: float
+    """Shared terms with the question, and the passage's rank."""
+    named: float
+    """The share of the question's names its note, heading or text holds."""
+    holds_exact: bool
+    """It holds every version and identifier the question names."""
+    note_rank: int
+    """Where retrieval ranked its note among the notes found (0: first)."""
+    keyed: bool = False
+    """A property the question names ("who *directed*..." and ``director: ...``)."""
+
+    @property
+    def read_as(self) -> str:
+        heading = _last(self.unit.heading)
+        place = f"{self.passage.chunk.title}. {heading}" if heading else self.passage.chunk.title
+        return f"{place}: {self.unit.text}"
+
+
+def _fits(plan: SearchPlan, text: str, placed: bool = False) -> bool:
+    """True when `text` holds what the question asks for: a number for an amount; for a time,
+    a date, a year or a version, or it is `placed` (its note is dated or named by a version)."""
+    if plan.quantity and NUMBER.search(text):
+        return True
+    return plan.when and (placed or bool(_TIME.search(text)))
+
+
+def _names_key(unit: Unit, question_terms: set[str], analyzer: Analyzer) -> bool:
+    """True when the question names the property (``last: 2023-09-14``: "when did I last..."),
+    as written or as a word of its family ("directed" for ``director``)."""
+    for key in analyzer.terms(unit.text.split(":", 1)[0]):
+        for term in question_terms:
+            shorter, longer = sorted((key, term), key=len)
+            if key == term or (len(shorter) >= KEY_STEM_CHARS and longer.startswith(shorter)):
+                return True
+    return False
+
+
+def _ref(passage: Passage, unit: Unit) -> NoteRef:
+    hit, chunk = passage.hit, passage.chunk
+    if hit.source != VAULT_SOURCE:
+        return note_ref(hit)
+    heading = unit.heading
+    if hit.page is None and heading and HEADING_SEPARATOR not in heading and heading == chunk.title:
+        heading = ""  # the note's own title heading: [[Note]] says the same
+    return NoteRef(file=hit.file, title=hit.title, heading=heading)
+
+
+def note_ref(hit: SearchHit) -> NoteRef:
+    """The note (or another source's document) `hit` is from, as a citation names it."""
+    if hit.source != VAULT_SOURCE:
+        return NoteRef(file=hit.file, title=hit.title, source=hit.source, url=hit.url)
+    return NoteRef(file=hit.file, title=hit.title)
+
+
+def _date_of(chunk: ChunkPayload) -> str | None:
+    """The day a note records: a daily note's date, or a date in its title ("2026-11-05
+    Garden Committee"). A note's `created` is when it was written, not what it is about."""
+    if chunk.date:
+        return chunk.date[:10]
+    in_title = _ISO_DATE.search(chunk.title)
+    return in_title.group(1) if in_title else None
+
+
+def _version_of(chunk: ChunkPayload) -> tuple[int, ...] | None:
+    """The version a note is named by ("v1.13.5", "Release 2.0"), as numbers to compare."""
+    named = _VERSION.search(chunk.title)
+    return tuple(int(part) for part in named.group(1).split(".")) if named else None
+
+
+def _last(heading: str) -> str:
+    return heading.rsplit(HEADING_SEPARATOR, 1)[-1]
