@@ -14,11 +14,14 @@ from agent_helpers import ask, done_of, names, of_type
 from conftest import EXAMPLE_VAULT
 from fake_llm import FakeTurn, fake_provider
 from vault_agent.agent.citations.links import (
+    NoteRef,
     find_citations,
 )
 from vault_agent.agent.events import ToolCallEvent, ToolResultEvent
 from vault_agent.agent.extractive import DISCLAIMER, NOT_COVERED, UNSURE, ExtractiveAnswerer
-from vault_agent.agent.extractive.units import split_units
+from vault_agent.agent.extractive.compose import compose
+from vault_agent.agent.extractive.scoring import Quote
+from vault_agent.agent.extractive.units import Unit, split_units
 from vault_agent.agent.prompts import ActiveNote
 from vault_agent.agent.request import AgentRequest, HistoryTurn
 from vault_agent.cli.main import app
@@ -226,6 +229,29 @@ async def test_a_how_to_question_opens_with_the_code_that_does_it(changelog: Vau
     # The sentence closest in words says that it can be done; the one before the code, how.
     assert lines[0].startswith("Call addIcon() with the SVG:"), done.answer
     assert lines[1:4] == ["```ts", "this.addIcon('dice', '<circle cx=\"50\" />');", "```"]
+
+
+def test_more_quotes_of_a_note_are_in_its_order_each_cited_to_its_own_heading() -> None:
+    def quote(note: str, text: str, heading: str, place: tuple[int, int], score: float) -> Quote:
+        ref = NoteRef(file=f"{note}.md", title=note, heading=heading)
+        return Quote(Unit(text, heading, place[1]), ref, None, score, chunk=place[0])
+
+    lead = quote("Daily", "Fed him today.", "", (0, 0), 1.0)
+    kept = [
+        lead,
+        quote("Starter", "Twice before baking.", "Reviving", (1, 0), 0.8),
+        quote("Loaf", "Mix the flour.", "Method", (0, 1), 0.75),
+        quote("Starter", "Once a week.", "Feeding", (0, 3), 0.7),
+        quote("Loaf", "Rest it an hour.", "Method", (0, 2), 0.65),
+    ]
+    lines = compose([lead], kept, dated=False).splitlines()
+    # The note's order, each section's quotes cited to it; sentences that follow each other
+    # read on without a gap.
+    assert (
+        "- **Starter**: Once a week. [[Starter#Feeding]] … Twice before baking. "
+        "[[Starter#Reviving]]"
+    ) in lines
+    assert "- **Loaf**: Mix the flour. Rest it an hour. [[Loaf#Method]]" in lines
 
 
 def test_a_list_of_links_is_navigation_not_an_answer() -> None:

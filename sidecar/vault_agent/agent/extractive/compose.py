@@ -46,10 +46,26 @@ def compose(first: list[Quote], kept: list[Quote], dated: bool, unsure: bool = F
         lines += ["", "**More from your notes**"]
         for quotes in more.values():
             title = quotes[0].ref.title or note_title(quotes[0].ref.file)
-            quoted = " … ".join(_clip(q.unit.text) for q in quotes)
-            lines.append(f"- **{title}**: {quoted} {quotes[0].link}")
+            lines.append(f"- **{title}**: {_in_order(quotes)}")
     lines += ["", DISCLAIMER]
     return "\n".join(lines)
+
+
+def _in_order(quotes: list[Quote]) -> str:
+    """A note's quotes in the note's order, each run under one heading cited to it: sentences
+    that follow each other read on, a gap between them shows as "…"."""
+    ordered = sorted(quotes, key=lambda quote: quote.place)
+    parts: list[str] = []
+    for position, quote in enumerate(ordered):
+        before = ordered[position - 1] if position else None
+        if before is not None:
+            if before.link != quote.link:
+                parts.append(f"{before.link} …")  # another section: cite the one just quoted
+            elif quote.place != (before.chunk, before.unit.position + 1):
+                parts.append("…")
+        parts.append(_clip(quote.unit.text))
+    parts.append(ordered[-1].link)
+    return " ".join(parts)
 
 
 def absent(closest: list[NoteRef]) -> str:

@@ -74,10 +74,18 @@ class Quote:
     """The version its note is named by (release notes: "v1.13.5"), to order them."""
     fits: bool = False
     """It holds what the question asks for: a number for an amount, a date for a time."""
+    chunk: int = 0
+    """The chunk of its note it was found in (with `unit.position`, its place in the note)."""
 
     @property
     def link(self) -> str:
+        """Its citation: the note and the heading it sits under."""
         return cite(self.ref)
+
+    @property
+    def place(self) -> tuple[int, int]:
+        """Where in its note it sits, to quote a note's units in their order."""
+        return (self.chunk, self.unit.position)
 
 
 def scored(
@@ -177,7 +185,9 @@ def scored(
             score += KEYED_BONUS
         if plan.order is None:  # a last/first question is ordered by date, not by rank
             score += NOTE_RANK_WEIGHT / (1 + candidate.note_rank)
-        quotes.append(Quote(unit, _ref(passage, unit), date, score, version, fits))
+        ref = _ref(passage, unit)
+        chunk_index = passage.hit.chunk_index
+        quotes.append(Quote(unit, ref, date, score, version, fits, chunk_index))
     return sorted(quotes, key=lambda quote: -quote.score)
 
 
