@@ -122,14 +122,9 @@ def scored(
         for unit in [*property_units(chunk.properties), *split_units(chunk.body, chunk.heading)]:
             if unit.navigation:
                 continue
-            # A property the question doesn't ask about ("type: person") is left out; a date
-            # it holds answers "when" unless it dates the note itself ("created: ...") or the
-            # question asks for the last or first time (the note's date says that).
-            fits = _fits(plan, unit.text) and plan.order is None and not is_bookkeeping(unit.text)
             keyed = unit.fact and _names_key(unit, question_terms, analyzer)
-            of_named = passage.hit.file in named_files and not is_bookkeeping(unit.text)
-            if unit.fact and not (keyed or fits or of_named):
-                continue
+            if unit.fact and not (keyed or _asked_for(unit, plan, passage.hit.file in named_files)):
+                continue  # a property the question doesn't ask about ("type: person")
             terms = set(analyzer.terms(unit.text))
             if shown and terms and len(terms & shown) >= SHOWN_SHARE * min(len(terms), len(shown)):
                 continue  # the selected text itself (or holding it): the user has it already
@@ -221,6 +216,16 @@ def _fits(plan: SearchPlan, text: str, placed: bool = False) -> bool:
     if plan.quantity and NUMBER.search(text):
         return True
     return plan.when and (placed or bool(_TIME.search(text)))
+
+
+def _asked_for(unit: Unit, plan: SearchPlan, of_named_note: bool) -> bool:
+    """Whether a property the question doesn't name may answer it: any of a note the question
+    names, or one holding what it asks for (a number, a date), unless it dates the note itself
+    ("created: ...") or the question asks for the last or first time (the note's date says
+    that)."""
+    if is_bookkeeping(unit.text):
+        return False
+    return of_named_note or (plan.order is None and _fits(plan, unit.text))
 
 
 def _names_key(unit: Unit, question_terms: set[str], analyzer: Analyzer) -> bool:
