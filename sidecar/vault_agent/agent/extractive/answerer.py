@@ -106,10 +106,15 @@ def answer(plan: SearchPlan, context: ToolsContext) -> Answer:
         return Answer(absent(closest), closest, plan.query, len(passages))
     first = _answer_first(quotes, kept, plan)
     kept += [quote for quote in first if quote not in kept]
+    # Not close enough to be sure, the quotes are given as the nearest the notes come: below
+    # the floor (shown only because the question names the note), or below a surer score.
     # A last/first question's wording ("the most recent release...") keeps its cosines low;
     # what answers it is the newest (oldest) note that bears on it, found by date.
-    unsure = kept[0].score < calibration.sentence_sure and not (plan.pointed or plan.order)
-    unsure = unsure or (pointed and not plan.pointed and kept[0].score < calibration.sentence_floor)
+    best = kept[0].score
+    unsure = not plan.pointed and (
+        best < calibration.sentence_floor
+        or (best < calibration.sentence_sure and plan.order is None)
+    )
     text = compose(first, kept, plan.order is not None, unsure)
     return Answer(text, [quote.ref for quote in kept], plan.query, len(passages))
 
