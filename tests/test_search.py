@@ -17,7 +17,7 @@ from conftest import EXAMPLE_VAULT
 from vault_agent.config import Settings
 from vault_agent.index.embed.bm25 import Bm25Encoder
 from vault_agent.index.embed.minilm import MiniLmEmbedder
-from vault_agent.index.search.fusion import fuse, fuse_notes, fuse_scores
+from vault_agent.index.search.fusion import fuse, fuse_scores
 from vault_agent.index.search.hits import (
     make_snippet,
 )
@@ -283,36 +283,3 @@ def test_keyword_search_reads_a_notes_aliases_and_folders(
         search = index.searcher.search
         assert files(search("zephyrine", limit=1, mode="sparse")) == ["Projects/Zephyrine/Plan.md"]
         assert files(search("quillonbed", limit=1, mode="sparse")) == ["Gardening.md"]
-
-
-def test_a_note_scores_its_best_chunk_in_each_list() -> None:
-    # A's meaning is in one chunk (a1, first on the dense list) and the query's words in
-    # another (a2, first on BM25); B's one chunk is second on both. Fusing chunks, B wins:
-    # neither of A's chunks is good on both lists at once. Fusing notes, A counts both.
-    dense = [("a1", 0.62), ("b1", 0.55), ("c1", 0.40), ("a2", 0.30), ("d1", 0.25)]
-    bm25 = [("a2", 9.0), ("b1", 7.5), ("c1", 3.0)]
-    file_of = {"a1": "A.md", "a2": "A.md", "b1": "B.md", "c1": "C.md", "d1": "D.md"}
-    chunks = fuse_scores([dense, bm25])
-    assert [file_of[point] for point, _ in chunks][:2] == ["B.md", "A.md"]
-    notes = fuse_notes([dense, bm25], chunks, file_of)
-    # One entry per note, shown by the chunk that ranks best on its own (a2, not a1).
-    assert [point for point, _ in notes] == ["a2", "b1", "c1", "d1"]
-    # A rare term held by any of a note's chunks counts for the note.
-    assert fuse_notes([dense, bm25], chunks, file_of, {"a1": 0.5})[0][1] == notes[0][1] + 0.5
-
-
-def test_one_hit_per_note_is_scored_by_the_notes_best_chunk_in_each_list(
-    example: VaultIndex,
-) -> None:
-    query = "how do I keep the sourdough starter alive and when do I feed it"
-    notes = {hit.file: hit.score for hit in example.searcher.search(query, limit=10)}
-    unfused = example.searcher.with_options(note_fusion=False)
-    chunks = {hit.file: hit.score for hit in unfused.search(query, limit=10)}
-    # A note's best chunk on each list scores at least what any one chunk scores on both.
-    shared = notes.keys() & chunks.keys()
-    assert all(notes[file] >= chunks[file] - 1e-9 for file in shared)
-    assert any(notes[file] > chunks[file] + 1e-6 for file in shared)
-    # Chunk searches (what passages are quoted from) still rank chunks.
-    assert example.searcher.search(query, limit=5, one_per_note=False) == unfused.search(
-        query, limit=5, one_per_note=False
-    )

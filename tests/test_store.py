@@ -271,14 +271,6 @@ def test_payloads_are_fetched_by_id_and_missing_points_left_out(filled: Store) -
     assert filled.payloads([]) == {}
 
 
-def test_files_are_fetched_by_id_and_missing_points_left_out(filled: Store) -> None:
-    wanted = [CHUNKS[0].id, CHUNKS[7].id, CHUNKS[0].id]
-    gone = point_id(VAULT_ID, "Nowhere.md", 0)
-    found = filled.files([*wanted, gone])
-    assert found == {CHUNKS[0].id: CHUNKS[0].payload.file, CHUNKS[7].id: CHUNKS[7].payload.file}
-    assert filled.files([]) == {}
-
-
 @pytest.mark.parametrize("chunk", CHUNKS, ids=lambda c: f"{c.payload.file}#{c.payload.chunk_index}")
 def test_hybrid_query_ranks_the_exact_match_first(filled: Store, chunk: EmbeddedChunk) -> None:
     hits = query(filled, chunk.dense, sparse_vector(chunk.payload.body, query=True), limit=5)

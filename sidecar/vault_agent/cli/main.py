@@ -223,9 +223,8 @@ def eval_command(
     mode: Annotated[
         list[str] | None,
         typer.Option(
-            help="dense, sparse (BM25), hybrid, or hybrid with one lever off: hybrid-rrf, "
-            "hybrid-plain (no boosts), hybrid-no-rare, hybrid-no-titles, hybrid-no-notes, "
-            "hybrid-chunks (chunks fused, not notes); default the first three."
+            help="dense, sparse (BM25), hybrid, hybrid-rrf or hybrid-plain (no boosts); "
+            "default the first three."
         ),
     ] = None,
     json_path: Annotated[Path | None, typer.Option("--json", help="Also write JSON here.")] = None,

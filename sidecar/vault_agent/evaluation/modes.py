@@ -5,8 +5,7 @@ modes switch one lever off, so that lever can be re-measured in one run: `hybrid
 with reciprocal rank fusion (k=60) instead of the shipped fusion; `hybrid-plain` has no
 neighbourhood or date/tag boosts; `hybrid-no-rare` gives rare query terms no bonus;
 `hybrid-no-titles` no boost to notes whose title the query names; `hybrid-no-notes` no
-whole-note scores for a question in another language than the notes; `hybrid-chunks` fuses
-chunks, not notes (a note then counts only the chunk that ranks best on both lists at once).
+whole-note scores for a question in another language than the notes.
 """
 
 from __future__ import annotations
@@ -24,7 +23,6 @@ EvalMode = Literal[
     "hybrid-no-rare",
     "hybrid-no-titles",
     "hybrid-no-notes",
-    "hybrid-chunks",
 ]
 ALL_MODES: tuple[EvalMode, ...] = get_args(EvalMode)
 DEFAULT_MODES: tuple[EvalMode, ...] = ("dense", "sparse", "hybrid")
@@ -36,7 +34,6 @@ _LEVERS: dict[EvalMode, dict[str, object]] = {
     "hybrid-no-rare": {"rare_terms": False},
     "hybrid-no-titles": {"titles": False},
     "hybrid-no-notes": {"note_vectors": False},
-    "hybrid-chunks": {"note_fusion": False},
 }
 
 

@@ -4,12 +4,11 @@ Dense (MiniLM) and sparse (BM25) candidates, 100 of each, come from the store in
 ids and scores, and are fused here, by distribution-based score fusion (DBSF; measured better
 than RRF, docs/retrieval.md); only the chunks fusion keeps have their payloads fetched.
 Chunks holding a rare query term get a bonus (`rare_terms.py`), so an exact name, identifier
-or version wins whatever the dense side says. By default one hit per note is kept, since
-users and the agent think in notes, not chunks: a note is then scored by its best chunk in
-each list (`fusion.fuse_notes`), and shown by the chunk that matches best on its own. Hits
-from notes linked to the active note, and hits carrying a date or tag the query names, are
-boosted before that. A question in another language than the notes has no BM25 list; its
-notes are scored as wholes beside their chunks instead (`note_vectors.py`).
+or version wins whatever the dense side says. By default the best chunk per note is kept,
+since users and the agent think in notes, not chunks. Hits from notes linked to the active
+note, and hits carrying a date or tag the query names, are boosted before that. A question in
+another language than the notes has no BM25 list; its notes are scored as wholes beside their
+chunks instead (`note_vectors.py`).
 """
 
 from __future__ import annotations
@@ -24,7 +23,7 @@ from vault_agent.index.embed.bm25 import Bm25Encoder
 from vault_agent.index.embed.minilm import Embedder, Vector
 from vault_agent.index.embed.terms import term_id
 from vault_agent.index.search.confidence import Confidence, calibration_for, missing_names
-from vault_agent.index.search.fusion import FusionMethod, fuse_notes, fuse_scores
+from vault_agent.index.search.fusion import FusionMethod, fuse_scores
 from vault_agent.index.search.hints import ANY_YEAR, QueryHints, query_hints
 from vault_agent.index.search.hits import SearchHit, hit_of
 from vault_agent.index.search.note_vectors import NoteVectors
@@ -57,9 +56,6 @@ NAMED_RANKS = 3
 QUERY_VECTORS = 32
 #: Chunks fetched when boosting, so a boosted note just below the top can still move up.
 BOOST_POOL = 100
-#: Point id -> file pairs remembered for note-level fusion (an id is derived from its file and
-#: chunk index, so a remembered pair never goes stale).
-FILE_MEMO = 50_000
 
 
 @dataclass(frozen=True)
@@ -79,8 +75,6 @@ class SearchOptions:
     note_vectors: bool = True
     """A question in another language than the notes also scores whole notes by their
     centroid (`note_vectors.py`)."""
-    note_fusion: bool = True
-    """One hit per note fuses notes (best chunk per list, `fusion.fuse_notes`), not chunks."""
 
 
 class Searcher:
@@ -102,7 +96,6 @@ class Searcher:
         # within the open note or the notes it found): its vector is embedded once.
         self._vectors: OrderedDict[tuple[Embedder, str], Vector] = OrderedDict()
         self.notes = NoteVectors(store)
-        self._file_of: dict[str, str] = {}
 
     def with_options(self, **changes: Any) -> Searcher:
         """The same searcher with some levers changed."""
@@ -157,7 +150,7 @@ class Searcher:
         named = self.options.titles and mode == "hybrid"
         if hints or near or named:
             fetch = max(fetch, BOOST_POOL)
-        ranked = self._ranked(query, search_filter, mode, fetch, by_note=one_per_note)
+        ranked = self._ranked(query, search_filter, mode, fetch)
         stored = ranked.hits
         query_terms = self.sparse.analyzer.terms(query, query=True) if named else []
         if hints or near or query_terms:
@@ -205,15 +198,10 @@ class Searcher:
         return tuple(missing)
 
     def _ranked(
-        self,
-        query: str,
-        search_filter: SearchFilter | None,
-        mode: SearchMode,
-        fetch: int,
-        by_note: bool = False,
+        self, query: str, search_filter: SearchFilter | None, mode: SearchMode, fetch: int
     ) -> _Ranked:
         """Chunks for `query`, best first: one list (dense or sparse mode), or both fused
-        with the rare-term bonus (hybrid); `by_note`, one chunk per note, fused as notes."""
+        with the rare-term bonus (hybrid)."""
         if mode == "dense":
             dense = VectorQuery(self.query_vector(query).tolist(), fetch)
             (hits,) = self.store.search([dense], search_filter)
@@ -239,15 +227,11 @@ class Searcher:
         lists = self.store.ranked([dense, *keyword, *probes(sparse)], search_filter)
         ranked, probed = lists[: 1 + len(keyword)], lists[1 + len(keyword) :]
         fused = fuse_scores(ranked, options.fusion)
-        bonus: dict[str, float] = {}
         if options.rare_terms:
             holding = [[point for point, _ in points] for points in probed]
             bonus = rare_term_bonus(holding, rare_limit(self.store.count()))
             if bonus:
                 fused = _with_bonus(fused, bonus)
-        # With one list there is nothing to combine: its best chunk per note ranks the same.
-        if by_note and options.note_fusion and len(ranked) > 1:
-            fused = fuse_notes(ranked, fused, self._files(fused), bonus, options.fusion)
         top_cosine = lists[0][0][1] if lists[0] else 0.0
         absent = self._absent(sparse, probed)
         if foreign is not None and options.note_vectors:
@@ -266,26 +250,6 @@ class Searcher:
             for point, score in scored
             if point in payloads
         ]
-
-    def _files(self, scored: list[Scored]) -> dict[str, str]:
-        """The file of each point of `scored`. Points seen before are remembered: asking the
-        store for a search's ~200 candidates took about 2 ms on obsidian-hub (p50 5.4 -> 7.3
-        ms); the same search again, with them remembered, 5.4 ms."""
-        found: dict[str, str] = {}
-        missing: list[str] = []
-        for point, _ in scored:
-            file = self._file_of.get(point)
-            if file is None:
-                missing.append(point)
-            else:
-                found[point] = file
-        if missing:
-            fetched = self.store.files(missing)
-            if len(self._file_of) + len(fetched) > FILE_MEMO:
-                self._file_of.clear()
-            self._file_of.update(fetched)
-            found.update(fetched)
-        return found
 
     def _absent(self, sparse: SparseVector, probed: Sequence[Sequence[object]]) -> frozenset[int]:
         """The ids of the query's terms that no chunk (under the filter) holds."""

@@ -217,11 +217,8 @@ class EdgeStore(QdrantStore[Filter]):
         found = self._live().query_batch(QueryBatchRequest(requests))
         return [[(str(p.id), p.score) for p in points] for points in found]
 
-    def _retrieve(
-        self, ids: list[str], keys: list[str] | None = None
-    ) -> list[tuple[Any, dict[str, Any]]]:
-        selector = True if keys is None else PayloadSelector.Include(keys)
-        records = self._live().retrieve(list(ids), with_payload=selector, with_vector=False)
+    def _retrieve(self, ids: list[str]) -> list[tuple[Any, dict[str, Any]]]:
+        records = self._live().retrieve(list(ids), with_payload=True, with_vector=False)
         return [(record.id, record.payload or {}) for record in records]
 
     def _scroll_page(

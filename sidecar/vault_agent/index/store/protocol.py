@@ -203,10 +203,6 @@ class Store(Protocol):
     def payloads(self, ids: Sequence[str]) -> dict[str, ChunkPayload]:
         """The payloads of these points by id (a point that no longer exists is left out)."""
 
-    def files(self, ids: Sequence[str]) -> dict[str, str]:
-        """The `file` of each of these points by id (a point that no longer exists is left
-        out): which note a candidate chunk belongs to, without the rest of its payload."""
-
     def scroll(
         self, search_filter: SearchFilter | None = None, limit: int | None = None
     ) -> Iterator[ChunkPayload]:

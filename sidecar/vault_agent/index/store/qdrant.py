@@ -106,13 +106,6 @@ class QdrantStore(ABC, Generic[F]):
         found = self._retrieve(wanted) if wanted else []
         return {str(point): ChunkPayload.model_validate(payload) for point, payload in found}
 
-    def files(self, ids: Sequence[str]) -> dict[str, str]:
-        """The `file` of each of these points by id; a point gone meanwhile is left out. Only
-        that key is handed over (a search asks for a few hundred candidates' notes)."""
-        wanted = list(dict.fromkeys(ids))
-        found = self._retrieve(wanted, ["file"]) if wanted else []
-        return {str(point): str(payload["file"]) for point, payload in found if "file" in payload}
-
     def scroll(
         self, search_filter: SearchFilter | None = None, limit: int | None = None
     ) -> Iterator[ChunkPayload]:
@@ -188,10 +181,8 @@ class QdrantStore(ABC, Generic[F]):
         """`_search` without payloads: each query's (point id, score) pairs."""
 
     @abstractmethod
-    def _retrieve(
-        self, ids: list[str], keys: list[str] | None = None
-    ) -> list[tuple[Any, dict[str, Any]]]:
-        """(point id, payload: only `keys`, or all when None) of those of `ids` that exist."""
+    def _retrieve(self, ids: list[str]) -> list[tuple[Any, dict[str, Any]]]:
+        """(point id, payload) of those of `ids` that exist."""
 
     @abstractmethod
     def _scroll_page(

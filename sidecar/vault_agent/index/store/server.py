@@ -197,13 +197,10 @@ class ServerStore(QdrantStore[m.Filter]):
         with self._requests():
             return self.client.query_batch_points(self.collection, requests)
 
-    def _retrieve(
-        self, ids: list[str], keys: list[str] | None = None
-    ) -> list[tuple[Any, dict[str, Any]]]:
-        selector = True if keys is None else m.PayloadSelectorInclude(include=keys)
+    def _retrieve(self, ids: list[str]) -> list[tuple[Any, dict[str, Any]]]:
         with self._requests():
             records = self.client.retrieve(
-                self.collection, ids, with_payload=selector, with_vectors=False
+                self.collection, ids, with_payload=True, with_vectors=False
             )
         return [(record.id, record.payload or {}) for record in records]
 
