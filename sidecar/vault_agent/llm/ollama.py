@@ -53,6 +53,7 @@ from vault_agent.llm.stream import (
 from vault_agent.llm.tool_text import (
     parse_tool_arguments,
 )
+from vault_agent.local_http import direct_if_local
 
 DEFAULT_MODEL = "qwen2.5:3b"
 HOST_ENV = "OLLAMA_HOST"
@@ -84,7 +85,10 @@ class OllamaModel:
         self._timeout_s = timeout_s
         self._who = f"Ollama at {self.host}"
         # One timeout for connect and for each read: a stream may be long, but never silent.
-        self._client = httpx.AsyncClient(base_url=self.host, timeout=httpx.Timeout(timeout_s))
+        # A local Ollama is dialled directly, whatever proxy the environment names.
+        self._client = httpx.AsyncClient(
+            base_url=self.host, timeout=httpx.Timeout(timeout_s), **direct_if_local(self.host)
+        )
 
     @classmethod
     def from_settings(cls, settings: LlmSettings) -> OllamaModel:

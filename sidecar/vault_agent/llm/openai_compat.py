@@ -42,6 +42,7 @@ from vault_agent.llm.stream import (
     RetryPolicy,
     run_stream,
 )
+from vault_agent.local_http import direct_if_local
 
 DEFAULT_BASE_URL = "http://127.0.0.1:1234/v1"
 """LM Studio's default; llama.cpp's server listens on :8080, vLLM on :8000."""
@@ -71,8 +72,12 @@ class OpenAICompatModel:
         self._who = f"OpenAI-compatible server at {self.base_url}"
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         # One timeout for connect and for each read: a stream may be long, but never silent.
+        # A local server is dialled directly, whatever proxy the environment names.
         self._client = httpx.AsyncClient(
-            base_url=self.base_url, headers=headers, timeout=httpx.Timeout(timeout_s)
+            base_url=self.base_url,
+            headers=headers,
+            timeout=httpx.Timeout(timeout_s),
+            **direct_if_local(self.base_url),
         )
 
     @classmethod

@@ -19,6 +19,7 @@ from vault_agent.llm.environment import MISTRAL_KEY_ENV
 from vault_agent.llm.model import (
     ChatModel,
 )
+from vault_agent.local_http import direct_if_local
 
 PROBE_TIMEOUT_S = 1.0
 #: What answers when no model does (the agent's extractive answerer).
@@ -116,7 +117,7 @@ async def ollama_models(host: str, timeout_s: float = PROBE_TIMEOUT_S) -> list[s
         # asyncio.timeout bounds the whole probe; httpx's timeout is per connect/read.
         async with (
             asyncio.timeout(timeout_s),
-            httpx.AsyncClient(base_url=host, timeout=timeout_s) as client,
+            httpx.AsyncClient(base_url=host, timeout=timeout_s, **direct_if_local(host)) as client,
         ):
             response = await client.get("/api/tags")
             response.raise_for_status()

@@ -39,6 +39,7 @@ from vault_agent.config import ServerModel, Settings
 from vault_agent.http_errors import error_detail, parse_retry_after
 from vault_agent.index.embed.endpoint import EmbeddingEndpoint, endpoint_for
 from vault_agent.index.embed.errors import EmbeddingError
+from vault_agent.local_http import direct_if_local
 from vault_agent.vault.chunker import approximate_tokens
 
 Vector = NDArray[np.float32]
@@ -96,6 +97,8 @@ class RemoteEmbedder:
                 base_url=endpoint.url,
                 headers={"Authorization": f"Bearer {key}"} if key else {},
                 timeout=httpx.Timeout(timeout_s),
+                # A local server is dialled directly, whatever proxy the environment names.
+                **direct_if_local(endpoint.url),
             )
         except httpx.InvalidURL as error:
             raise EmbeddingError(

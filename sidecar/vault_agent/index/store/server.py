@@ -41,6 +41,7 @@ from vault_agent.index.store.protocol import (
     dense_vector_name,
 )
 from vault_agent.index.store.qdrant import QdrantStore, stored_hits
+from vault_agent.local_http import direct_if_local
 
 log = logging.getLogger(__name__)
 
@@ -128,6 +129,8 @@ class ServerStore(QdrantStore[m.Filter]):
                 # Its version check runs in a background thread and only warns; the first
                 # real request below reports an unreachable server properly.
                 check_compatibility=False,
+                # A local Qdrant is dialled directly, whatever proxy the environment names.
+                **direct_if_local(url),
                 **tls,
             )
         except ValueError as exc:  # bad scheme, url plus host, ...
