@@ -32,6 +32,7 @@ from vault_agent.llm.errors import (
     timeout_error,
     unreachable_error,
 )
+from vault_agent.llm.limits import DEFAULT_MAX_ANSWER_CHARS
 from vault_agent.llm.messages import (
     Message,
     ToolSpec,
@@ -68,10 +69,12 @@ class MistralModel:
         server_url: str | None = None,
         timeout_s: float = 60.0,
         retry: RetryPolicy | None = None,
+        max_answer_chars: int = DEFAULT_MAX_ANSWER_CHARS,
     ) -> None:
         self.model = model
         self.server_url = (server_url or DEFAULT_SERVER_URL).rstrip("/")
         self._retry = retry or RetryPolicy()
+        self._max_chars = max_answer_chars
         self._timeout_s = timeout_s
         self._who = f"Mistral at {self.server_url}"
         # timeout_ms becomes httpx2's timeout for connect and for each read of the stream.
@@ -95,6 +98,7 @@ class MistralModel:
             server_url=settings.base_url,
             timeout_s=settings.timeout_s,
             retry=RetryPolicy(max_retries=settings.max_retries),
+            max_answer_chars=settings.max_answer_chars,
         )
 
     def stream(
@@ -108,6 +112,7 @@ class MistralModel:
             who=self._who,
             tools=tools,
             policy=self._retry,
+            max_chars=self._max_chars,
         )
 
     async def aclose(self) -> None:

@@ -26,6 +26,7 @@ from vault_agent.llm.errors import (
     timeout_error,
     unreachable_error,
 )
+from vault_agent.llm.limits import DEFAULT_MAX_ANSWER_CHARS, limit_body
 from vault_agent.llm.messages import (
     Message,
     ToolSpec,
@@ -64,10 +65,12 @@ class OpenAICompatModel:
         api_key: str | None = None,
         timeout_s: float = 60.0,
         retry: RetryPolicy | None = None,
+        max_answer_chars: int = DEFAULT_MAX_ANSWER_CHARS,
     ) -> None:
         self.model = model
         self.base_url = normalise_base_url(base_url)
         self._retry = retry or RetryPolicy()
+        self._max_chars = max_answer_chars
         self._timeout_s = timeout_s
         self._who = f"OpenAI-compatible server at {self.base_url}"
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
@@ -90,6 +93,7 @@ class OpenAICompatModel:
             api_key=key or os.environ.get("OPENAI_API_KEY") or None,
             timeout_s=settings.timeout_s,
             retry=RetryPolicy(max_retries=settings.max_retries),
+            max_answer_chars=settings.max_answer_chars,
         )
 
     def stream(
@@ -106,7 +110,11 @@ class OpenAICompatModel:
         if tools:
             body["tools"] = [to_openai_tool(t) for t in tools]
         return run_stream(
-            lambda: self._attempt(body), who=self._who, tools=tools, policy=self._retry
+            lambda: self._attempt(body),
+            who=self._who,
+            tools=tools,
+            policy=self._retry,
+            max_chars=self._max_chars,
         )
 
     async def aclose(self) -> None:
@@ -116,6 +124,7 @@ class OpenAICompatModel:
     async def _attempt(self, body: dict[str, Any]) -> AsyncGenerator[ChatEvent, None]:
         try:
             async with self._client.stream("POST", "chat/completions", json=body) as response:
+                limit_body(response, self._max_chars, self._who)
                 if response.status_code != 200:
                     text = (await response.aread()).decode("utf-8", errors="replace")
                     raise error_for_status(
