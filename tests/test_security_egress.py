@@ -30,7 +30,7 @@ from server_support import AUTH, ServedVault, api_settings, ask_events, serve_ap
 from vault_agent.config import IndexSettings, LlmSettings, StoreSettings
 from vault_agent.index.embed.bm25 import Bm25Encoder
 from vault_agent.index.embed.minilm import MiniLmEmbedder
-from vault_agent.local_http import direct_if_local, is_loopback
+from vault_agent.local_http import direct_if_local, is_loopback, shown_url, url_secrets
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -118,7 +118,7 @@ async def test_a_local_model_server_is_dialled_directly_whatever_proxy_is_set(
             base_url=base_url,
             model="qwen2.5:3b" if kind == "ollama" else "local-model",
             max_retries=0,
-            timeout_s=5,
+            timeout_s=30,
         )
         settings = api_settings(served_vault.vault, tmp_path, llm=llm)
         async with serve_api(settings, vault_index=served_vault.index) as api:
@@ -144,7 +144,7 @@ async def test_auto_probes_a_local_ollama_directly(
     monkeypatch.setenv("OLLAMA_HOST", fake.base_url)
     monkeypatch.delenv("MISTRAL_API_KEY", raising=False)
     try:
-        llm = LlmSettings(profile="auto", max_retries=0, timeout_s=5)
+        llm = LlmSettings(profile="auto", max_retries=0, timeout_s=30)
         settings = api_settings(served_vault.vault, tmp_path, llm=llm)
         async with serve_api(settings, vault_index=served_vault.index) as api:
             events = await ask_events(api, {"question": QUESTION})
@@ -167,7 +167,7 @@ async def test_a_local_embedding_server_is_dialled_directly_whatever_proxy_is_se
             embedding=f"{protocol}:{MODEL}",
             embedding_url=fake.url,
             embedding_max_retries=0,
-            embedding_timeout_s=5,
+            embedding_timeout_s=30,
         )
         settings = api_settings(vault, tmp_path, index=index)
         async with serve_api(settings) as api:
@@ -196,7 +196,7 @@ async def test_a_local_qdrant_server_is_dialled_directly_whatever_proxy_is_set(
     vault = vault_copy(tmp_path)
     qdrant = FakeQdrant().start()
     try:
-        store = StoreSettings(url=qdrant.url, timeout_s=5, collection="egress")
+        store = StoreSettings(url=qdrant.url, timeout_s=30, collection="egress")
         settings = api_settings(vault, tmp_path, store=store)
         async with serve_api(settings, embedder=embedder, sparse=sparse) as api:
             async with api.session.post(
@@ -254,4 +254,90 @@ async def test_a_remote_model_server_still_goes_through_the_proxy(
 )
 async def test_which_urls_count_as_this_machine(url: str, local: bool) -> None:
     assert is_loopback(url) is local
-    assert direct_if_local(url) == ({"trust_env": False} if local else {})
+    assert bool(direct_if_local(url)) is local
+
+
+# --- secrets in a configured URL -------------------------------------------------------------
+
+SECRET_PASSWORD = "pa55-w0rd-9q"
+SECRET_KEY = "qk-7731-secret"
+
+
+def with_secrets(url: str) -> str:
+    """`url` carrying a password and a query key, as some gateways are configured."""
+    scheme, rest = url.split("://", 1)
+    return f"{scheme}://user:{SECRET_PASSWORD}@{rest}?api-key={SECRET_KEY}"
+
+
+def assert_no_secret(*texts: str) -> None:
+    for text in texts:
+        assert SECRET_PASSWORD not in text and SECRET_KEY not in text, text
+
+
+async def test_a_model_urls_password_and_key_never_reach_an_event_or_a_log_line(
+    served_vault: ServedVault, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level("DEBUG")
+    fake = FakeLLMServer("openai", [FakeTurn.error(500), FakeTurn.error(500)])
+    await fake.start()
+    try:
+        llm = LlmSettings(
+            profile="openai",
+            base_url=with_secrets(fake.base_url),
+            model="local-model",
+            max_retries=1,
+            timeout_s=30,
+        )
+        settings = api_settings(served_vault.vault, tmp_path, llm=llm)
+        async with serve_api(settings, vault_index=served_vault.index) as api:
+            events = await ask_events(api, {"question": QUESTION})
+    finally:
+        await fake.close()
+    assert events[-1][0] == "error", events[-1]
+    assert "127.0.0.1" in events[-1][1]["message"]  # the server is still named
+    assert_no_secret(str(events), *(record.getMessage() for record in caplog.records))
+
+
+async def test_a_qdrant_or_embedding_urls_password_and_key_never_reach_an_answer_or_a_log_line(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, embedder: MiniLmEmbedder, sparse: Bm25Encoder
+) -> None:
+    caplog.set_level("DEBUG")
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        dead = f"http://127.0.0.1:{probe.getsockname()[1]}"
+    vault = vault_copy(tmp_path)
+    answers: list[str] = []
+    store = StoreSettings(url=with_secrets(dead), timeout_s=1, collection="secrets")
+    settings = api_settings(vault, tmp_path / "qdrant", store=store)
+    async with serve_api(settings, embedder=embedder, sparse=sparse) as api:
+        for path in ("/v1/index", "/v1/search"):
+            method = api.session.get if path == "/v1/index" else api.session.post
+            body = None if path == "/v1/index" else {"query": "sourdough"}
+            async with method(api.url(path), json=body, headers=AUTH) as response:
+                answers.append(await response.text())
+    index = IndexSettings(
+        embedding=f"openai:{MODEL}", embedding_url=with_secrets(dead), embedding_max_retries=0
+    )
+    settings = api_settings(vault, tmp_path / "embedding", index=index)
+    async with (
+        serve_api(settings) as api,
+        api.session.get(api.url("/v1/index"), headers=AUTH) as response,
+    ):
+        answers.append(await response.text())
+    assert any("127.0.0.1" in answer for answer in answers), answers
+    assert_no_secret(*answers, *(record.getMessage() for record in caplog.records))
+
+
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        ("http://127.0.0.1:1234/v1", "http://127.0.0.1:1234/v1"),
+        ("http://user:pass@gw.example:8080/v1?key=k#x", "http://***@gw.example:8080/v1?***#***"),
+        ("https://ghp_token@gw.example", "https://***@gw.example"),
+        ("http://[::1]:6333", "http://[::1]:6333"),
+    ],
+)
+async def test_what_a_message_shows_of_a_url(url: str, shown: str) -> None:
+    assert shown_url(url) == shown
+    for secret in url_secrets(url):
+        assert secret not in shown_url(url)

@@ -49,6 +49,7 @@ from vault_agent.llm.stream import (
     RetryPolicy,
     run_stream,
 )
+from vault_agent.local_http import shown_url
 
 DEFAULT_MODEL = "mistral-medium-latest"
 DEFAULT_SERVER_URL = "https://api.mistral.ai"
@@ -76,7 +77,7 @@ class MistralModel:
         self._retry = retry or RetryPolicy()
         self._max_chars = max_answer_chars
         self._timeout_s = timeout_s
-        self._who = f"Mistral at {self.server_url}"
+        self._who = f"Mistral at {shown_url(self.server_url)}"
         # timeout_ms becomes httpx2's timeout for connect and for each read of the stream.
         self._client = Mistral(
             api_key=api_key, server_url=self.server_url, timeout_ms=int(timeout_s * 1000)

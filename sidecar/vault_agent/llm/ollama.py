@@ -54,7 +54,7 @@ from vault_agent.llm.stream import (
 from vault_agent.llm.tool_text import (
     parse_tool_arguments,
 )
-from vault_agent.local_http import direct_if_local
+from vault_agent.local_http import direct_if_local, shown_url
 
 DEFAULT_MODEL = "qwen2.5:3b"
 HOST_ENV = "OLLAMA_HOST"
@@ -86,7 +86,7 @@ class OllamaModel:
         self._retry = retry or RetryPolicy()
         self._max_chars = max_answer_chars
         self._timeout_s = timeout_s
-        self._who = f"Ollama at {self.host}"
+        self._who = f"Ollama at {shown_url(self.host)}"
         # One timeout for connect and for each read: a stream may be long, but never silent.
         # A local Ollama is dialled directly, whatever proxy the environment names.
         self._client = httpx.AsyncClient(
@@ -147,7 +147,9 @@ class OllamaModel:
         except httpx.TimeoutException as exc:
             raise timeout_error(self._who, self.model, self._timeout_s) from exc
         except httpx.UnsupportedProtocol as exc:
-            raise ModelError(f"the Ollama host {self.host!r} is not an http(s) URL") from exc
+            raise ModelError(
+                f"the Ollama host {shown_url(self.host)!r} is not an http(s) URL"
+            ) from exc
         except httpx.TransportError as exc:
             raise dropped_error(self._who, str(exc) or type(exc).__name__) from exc
 

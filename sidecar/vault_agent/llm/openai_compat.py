@@ -43,7 +43,7 @@ from vault_agent.llm.stream import (
     RetryPolicy,
     run_stream,
 )
-from vault_agent.local_http import direct_if_local
+from vault_agent.local_http import direct_if_local, shown_url
 
 DEFAULT_BASE_URL = "http://127.0.0.1:1234/v1"
 """LM Studio's default; llama.cpp's server listens on :8080, vLLM on :8000."""
@@ -72,7 +72,7 @@ class OpenAICompatModel:
         self._retry = retry or RetryPolicy()
         self._max_chars = max_answer_chars
         self._timeout_s = timeout_s
-        self._who = f"OpenAI-compatible server at {self.base_url}"
+        self._who = f"OpenAI-compatible server at {shown_url(self.base_url)}"
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         # One timeout for connect and for each read: a stream may be long, but never silent.
         # A local server is dialled directly, whatever proxy the environment names.
@@ -152,7 +152,9 @@ class OpenAICompatModel:
         except httpx.TimeoutException as exc:
             raise timeout_error(self._who, self.model, self._timeout_s) from exc
         except httpx.UnsupportedProtocol as exc:
-            raise ModelError(f"llm.base_url {self.base_url!r} is not an http(s) URL") from exc
+            raise ModelError(
+                f"llm.base_url {shown_url(self.base_url)!r} is not an http(s) URL"
+            ) from exc
         except httpx.TransportError as exc:
             raise dropped_error(self._who, str(exc) or type(exc).__name__) from exc
 

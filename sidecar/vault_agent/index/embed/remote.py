@@ -39,7 +39,7 @@ from vault_agent.config import ServerModel, Settings
 from vault_agent.http_errors import error_detail, parse_retry_after
 from vault_agent.index.embed.endpoint import EmbeddingEndpoint, endpoint_for
 from vault_agent.index.embed.errors import EmbeddingError
-from vault_agent.local_http import direct_if_local
+from vault_agent.local_http import direct_if_local, shown_url
 from vault_agent.vault.chunker import approximate_tokens
 
 Vector = NDArray[np.float32]
@@ -102,7 +102,7 @@ class RemoteEmbedder:
             )
         except httpx.InvalidURL as error:
             raise EmbeddingError(
-                f"index.embedding_url {endpoint.url!r} is not a URL: {error}"
+                f"index.embedding_url {shown_url(endpoint.url)!r} is not a URL: {error}"
             ) from error
         self._backoff = wait_random_exponential(multiplier=backoff_s, max=max_backoff_s)
         self._retrying = Retrying(
@@ -176,7 +176,8 @@ class RemoteEmbedder:
             ) from error
         except httpx.UnsupportedProtocol as error:
             raise EmbeddingError(
-                f"index.embedding_url {self.endpoint.url!r} must start with http:// or https://"
+                f"index.embedding_url {shown_url(self.endpoint.url)!r} must start with http:// or "
+                "https://"
             ) from error
         except httpx.TransportError as error:  # the connection dropped mid-answer
             raise EmbeddingError(
