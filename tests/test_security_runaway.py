@@ -1,14 +1,17 @@
-"""A model server that never stops answering: the sidecar stops reading, and says why.
+"""Servers that never stop answering: the sidecar stops reading, and says why.
 
 Small local models loop ("the the the ..."), and Ollama generates until it is stopped; a broken
-or hostile server can send one endless line, an endless tool call or a JSON body without end.
-Each keeps data arriving, so no read timeout fires: without a bound, the sidecar kept every
-byte in memory and streamed the text on to the pane, which rendered it again and again.
+or hostile server can send one endless line, an endless tool call or a JSON body without end,
+and an embedding server an answer without end. Each keeps data arriving, so no read timeout
+fires: without a bound, the sidecar kept every byte in memory, streamed a model's text on to
+the pane, which rendered it again and again, and never finished starting when the embedding
+server's first answer never ended.
 
 The fakes below stream for real over 127.0.0.1 (aiohttp), forever, until their client hangs up;
 the sidecar runs on a socket as `vault-agent serve` does, with `llm.max_answer_chars` small so
 that the tests are quick. Each question must end with an `error` event in bounded time, the
-model's connection closed, and the next question answered.
+model's connection closed, and the next question answered; the index must open degraded, with
+the reason.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ import pytest
 from aiohttp import web
 
 from server_support import AUTH, ServedVault, api_settings, ask_events, serve_api
-from vault_agent.config import LlmSettings
+from vault_agent.config import IndexSettings, LlmSettings
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -169,3 +172,62 @@ async def test_a_model_that_never_stops_is_stopped_with_a_clear_error(
         ) as response:
             assert response.status == 200
             assert b"event: done" in await response.read()
+
+
+class RunawayEmbeddings:
+    """An embedding server (both wire formats) whose answers never end."""
+
+    def __init__(self) -> None:
+        self.closed = asyncio.Event()
+        self.url = ""
+        self._runner: web.AppRunner | None = None
+
+    async def embed(self, request: web.Request) -> web.StreamResponse:
+        await request.read()
+        response = web.StreamResponse(headers={"Content-Type": "application/json"})
+        await response.prepare(request)
+        try:
+            await response.write(b'{"embeddings": [[')
+            while True:
+                await response.write(b"0.125, " * 512)
+                await asyncio.sleep(0)
+        except (ConnectionResetError, asyncio.CancelledError):
+            self.closed.set()
+            raise
+
+    async def __aenter__(self) -> RunawayEmbeddings:
+        app = web.Application()
+        app.router.add_post("/api/embed", self.embed)
+        app.router.add_post("/v1/embeddings", self.embed)
+        self._runner = web.AppRunner(app, handler_cancellation=True, shutdown_timeout=0.5)
+        await self._runner.setup()
+        await web.TCPSite(self._runner, "127.0.0.1", 0).start()
+        self.url = f"http://127.0.0.1:{self._runner.addresses[0][1]}"
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        assert self._runner is not None
+        await self._runner.cleanup()
+
+
+@pytest.mark.parametrize("protocol", ["ollama", "openai"])
+async def test_an_embedding_server_whose_answer_never_ends_is_stopped(
+    tmp_path: Path, protocol: str
+) -> None:
+    (tmp_path / "vault").mkdir()
+    (tmp_path / "vault" / "Note.md").write_text("# Note\n\nA short note.\n", encoding="utf-8")
+    async with RunawayEmbeddings() as server:
+        index = IndexSettings(
+            embedding=f"{protocol}:m",
+            embedding_url=server.url,
+            embedding_max_retries=2,
+            embed_batch_size=1,
+        )
+        settings = api_settings(tmp_path / "vault", tmp_path, index=index)
+        # The index opens as the app starts: before, the start never ended.
+        async with asyncio.timeout(60), serve_api(settings) as api:
+            await asyncio.wait_for(server.closed.wait(), 30)
+            async with api.session.get(api.url("/v1/index"), headers=AUTH) as response:
+                status = await response.json()
+    assert status["state"] == "unavailable"
+    assert "MB" in status["error"] and "stopped" in status["error"], status["error"]
