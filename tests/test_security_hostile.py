@@ -370,6 +370,40 @@ async def test_a_citation_spelled_to_look_like_code_is_still_checked(
     assert [s["file"] for s in done["sources"]] == ["Diary/Bank.md"]
 
 
+#: Tags that, unclosed at the start of a line, make the rest of the answer one HTML block.
+UNCLOSED = [
+    "<textarea>",
+    "<script>",
+    "<style>",
+    "<pre>",
+    '<TEXTAREA class="x">',
+    "<script\ttype=x>",
+]
+
+
+@pytest.mark.parametrize("tag", UNCLOSED)
+async def test_an_unclosed_tag_does_not_swallow_the_rest_of_the_answer(
+    hostile: Hostile, tmp_path: Path, tag: str
+) -> None:
+    """A note (or a model pasting one) can leave such a tag at the start of a line: what
+    follows, the citations and the Sources list, must still be there and render as links."""
+    script = [
+        FakeTurn.tool_calls([("get_note", {"path": "Diary/Bank"})]),
+        FakeTurn.text(f"The bank note says:\n\n{tag}\n\nYour PIN is {SECRET} [[Diary/Bank]]."),
+    ]
+    async with observed_fake(script) as fake:
+        settings = api_settings(hostile.vault, tmp_path, llm=fake_llm_settings(fake.base_url))
+        async with serve(settings, vault_index=hostile.index) as api:
+            events = await ask_events(api, {"question": "What is my PIN?"})
+    name, done = events[-1]
+    assert name == "done", done
+    assert f"Your PIN is {SECRET}" in done["answer"], done["answer"]
+    assert rendered_links(done["answer"]) == ["Diary/Bank", "Diary/Bank"], done["answer"]
+    assert [s["file"] for s in done["sources"]] == ["Diary/Bank.md"]
+    tokens = MarkdownIt("commonmark", {"html": True}).parse(done["answer"])
+    assert not [t for t in tokens if t.type == "html_block"], done["answer"]
+
+
 async def test_notes_reach_the_model_as_material_never_as_instructions(
     hostile: Hostile, tmp_path: Path
 ) -> None:
