@@ -26,6 +26,7 @@ from typing import Any
 from urllib.parse import quote
 
 import pytest
+from markdown_it import MarkdownIt
 
 from fake_llm import FakeCall, FakeTurn
 from server_support import AUTH, api_settings, ask_events, fake_llm_settings, observed_fake
@@ -45,6 +46,7 @@ from vault_agent.index.vault_index import VaultIndex
 from vault_agent.llm.messages import (
     ToolCall,
 )
+from vault_agent.vault.markdown import obsidian_syntax
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -328,6 +330,78 @@ async def test_an_answer_pasting_a_hostile_note_verbatim_loads_nothing(
     assert "[[Inbox/Exfil media]]" in answer
     assert len(done["removed_images"]) >= 8
     assert hostile.forbidden() == []
+
+
+#: Citations a checker reading code by pattern took for code, which a renderer shows as links.
+CODE_LOOKALIKES = [
+    "Escaped backticks: \\`[[Passwords]]\\`.",
+    "Unbalanced backticks: ``[[Secrets/Keys]]`.",
+    "A fence indented into a paragraph:\n    ~~~\n[[Bank Login]]\n    ~~~",
+    "A fence whose info string holds a backtick:\n\n``` a`b\n![[Passwords]]\n\n```",
+]
+#: Real code: what it quotes is no citation, and stays as written.
+REAL_CODE = "Real code: `[[Quoted]]` and\n\n```\n[[Also quoted]]\n```"
+
+
+def rendered_links(markdown: str) -> list[str]:
+    """The wikilinks a renderer shows (markdown-it with raw HTML and Obsidian's wikilinks)."""
+    tokens = obsidian_syntax(MarkdownIt("commonmark", {"html": True})).parse(markdown)
+    return [c.content for t in tokens for c in t.children or [] if c.type == "wikilink"]
+
+
+async def test_a_citation_spelled_to_look_like_code_is_still_checked(
+    hostile: Hostile, tmp_path: Path
+) -> None:
+    answer = "\n\n".join(["PIN in [[Diary/Bank]].", REAL_CODE, *CODE_LOOKALIKES])
+    script = [
+        FakeTurn.tool_calls([("get_note", {"path": "Diary/Bank"})]),
+        FakeTurn.text(answer),
+    ]
+    async with observed_fake(script) as fake:
+        settings = api_settings(hostile.vault, tmp_path, llm=fake_llm_settings(fake.base_url))
+        async with serve(settings, vault_index=hostile.index) as api:
+            events = await ask_events(api, {"question": "Where is my PIN?"})
+    name, done = events[-1]
+    assert name == "done", done
+    removed = {r["citation"] for r in done["removed_citations"]}
+    assert removed == {"[[Passwords]]", "[[Secrets/Keys]]", "[[Bank Login]]", "![[Passwords]]"}
+    assert set(rendered_links(done["answer"])) == {"Diary/Bank"}, done["answer"]
+    assert REAL_CODE in done["answer"]
+    assert [s["file"] for s in done["sources"]] == ["Diary/Bank.md"]
+
+
+#: Tags that, unclosed at the start of a line, make the rest of the answer one HTML block.
+UNCLOSED = [
+    "<textarea>",
+    "<script>",
+    "<style>",
+    "<pre>",
+    '<TEXTAREA class="x">',
+    "<script\ttype=x>",
+]
+
+
+@pytest.mark.parametrize("tag", UNCLOSED)
+async def test_an_unclosed_tag_does_not_swallow_the_rest_of_the_answer(
+    hostile: Hostile, tmp_path: Path, tag: str
+) -> None:
+    """A note (or a model pasting one) can leave such a tag at the start of a line: what
+    follows, the citations and the Sources list, must still be there and render as links."""
+    script = [
+        FakeTurn.tool_calls([("get_note", {"path": "Diary/Bank"})]),
+        FakeTurn.text(f"The bank note says:\n\n{tag}\n\nYour PIN is {SECRET} [[Diary/Bank]]."),
+    ]
+    async with observed_fake(script) as fake:
+        settings = api_settings(hostile.vault, tmp_path, llm=fake_llm_settings(fake.base_url))
+        async with serve(settings, vault_index=hostile.index) as api:
+            events = await ask_events(api, {"question": "What is my PIN?"})
+    name, done = events[-1]
+    assert name == "done", done
+    assert f"Your PIN is {SECRET}" in done["answer"], done["answer"]
+    assert rendered_links(done["answer"]) == ["Diary/Bank", "Diary/Bank"], done["answer"]
+    assert [s["file"] for s in done["sources"]] == ["Diary/Bank.md"]
+    tokens = MarkdownIt("commonmark", {"html": True}).parse(done["answer"])
+    assert not [t for t in tokens if t.type == "html_block"], done["answer"]
 
 
 async def test_notes_reach_the_model_as_material_never_as_instructions(

@@ -1,7 +1,8 @@
 """Attacks on the local server beyond the token, Origin, Host and body-size checks of
 test_server_security.py: slowloris (headers or a body that never finish), idle connections by
-the hundred, more connections than the cap, malformed HTTP, oversized headers, malformed or
-compressed bodies, and the token's file.
+the hundred, more connections than the cap, malformed HTTP, header oddities and smuggling
+forms, a crowd of questions, syncs and aborts, oversized headers, malformed or compressed
+bodies, and the token's file.
 
 Raw sockets speak broken HTTP where a client library would refuse to. Every attack must end in
 a 4xx (in the API's JSON error shape) or a closed connection, within a bounded time, never a
@@ -12,6 +13,7 @@ makes, at DEBUG, is kept: none may hold the token (the last test).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gzip
 import json
 import logging
@@ -260,6 +262,100 @@ async def test_malformed_http_is_refused_cleanly(api: Api, case: str) -> None:
     if status:
         assert error_code_of(answer)  # aiohttp's own refusals too: the API's error shape
     assert b"Traceback" not in answer
+    await still_serving(api)
+
+
+AUTHORIZED = f"Authorization: Bearer {TOKEN}\r\n"
+INDEX = "GET /v1/index?files=none HTTP/1.1\r\n"
+#: Header oddities and smuggling forms (second review), and the status each must get.
+ODD = {
+    "absolute-form target, foreign Host": (
+        f"GET http://evil.example/v1/index HTTP/1.1\r\nHost: evil.example\r\n{AUTHORIZED}\r\n",
+        403,
+    ),
+    "two Hosts, the loopback one first": (
+        f"{INDEX}Host: 127.0.0.1\r\nHost: evil.example\r\n{AUTHORIZED}\r\n",
+        400,
+    ),
+    "two Hosts, the foreign one first": (
+        f"{INDEX}Host: evil.example\r\nHost: 127.0.0.1\r\n{AUTHORIZED}\r\n",
+        400,
+    ),
+    "a Host with userinfo": ("GET /v1/health HTTP/1.1\r\nHost: evil@127.0.0.1\r\n\r\n", 403),
+    "a Host with a space": ("GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1 evil\r\n\r\n", 403),
+    "a space before a header's colon": (
+        f"{INDEX}Host : evil.example\r\nHost: 127.0.0.1\r\n{AUTHORIZED}\r\n",
+        400,
+    ),
+    "chunked twice": (
+        POST
+        + "Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n",
+        400,
+    ),
+    "chunked, chunked": (
+        POST + "Transfer-Encoding: chunked, chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n",
+        400,
+    ),
+    "the token in a chunked trailer": (
+        "POST /v1/index/sync HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n"
+        f"Content-Type: application/json\r\n\r\n2\r\n{{}}\r\n0\r\n{AUTHORIZED}\r\n",
+        401,
+    ),
+    "bare LF line ends": ("GET /v1/health HTTP/1.1\nHost: 127.0.0.1\n\n", 400),
+    "bare CR line ends": ("GET /v1/health HTTP/1.1\rHost: 127.0.0.1\r\r", 400),
+    "a lower-case method": ("get /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", 400),
+    "a WebSocket upgrade": (
+        "GET /v1/ask HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade\r\n"
+        "Upgrade: websocket\r\nSec-WebSocket-Version: 13\r\n"
+        f"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n{AUTHORIZED}\r\n",
+        405,
+    ),
+    "a NUL in the query": (
+        f"{INDEX.replace('none', '%00')}Host: 127.0.0.1\r\n{AUTHORIZED}\r\n",
+        422,
+    ),
+    "a lone surrogate in a path": (
+        f"GET /v1/notes/%ED%A0%80.md HTTP/1.1\r\nHost: 127.0.0.1\r\n{AUTHORIZED}\r\n",
+        404,
+    ),
+    "overlong UTF-8 dots in a path": (
+        f"GET /v1/notes/%C0%AE%C0%AE/canary.md HTTP/1.1\r\nHost: 127.0.0.1\r\n{AUTHORIZED}\r\n",
+        404,
+    ),
+}
+
+
+@pytest.mark.parametrize("case", ODD, ids=str)
+async def test_header_oddities_and_smuggling_forms_get_a_clear_4xx(api: Api, case: str) -> None:
+    data, expected = ODD[case]
+    answer = await raw(api, data.encode(), wait_s=IDLE_S + 3)
+    assert status_of(answer) == expected, answer[:300]
+    assert error_code_of(answer)
+    await still_serving(api)
+
+
+async def test_a_crowd_of_questions_syncs_and_aborts_leaves_the_server_answering(api: Api) -> None:
+    """120 questions, 20 waited syncs and 60 questions abandoned mid-answer, all at once."""
+    question = {"question": "When did I last feed the sourdough starter?"}
+
+    async def ask() -> bool:
+        async with api.session.post(api.url("/v1/ask"), json=question, headers=AUTH) as response:
+            return response.status == 200 and b"event: done" in await response.read()
+
+    async def sync() -> bool:
+        url, body = api.url("/v1/index/sync"), {"wait": True}
+        async with api.session.post(url, json=body, headers=AUTH) as response:
+            return response.status == 200
+
+    async def abandon() -> bool:
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(0.05):
+                await ask()
+        return True
+
+    crowd = [ask() for _ in range(120)] + [sync() for _ in range(20)]
+    results = await asyncio.gather(*crowd, *(abandon() for _ in range(60)))
+    assert all(results)
     await still_serving(api)
 
 

@@ -157,6 +157,7 @@ async def test_dead_qdrant_server_gives_503_json_not_a_traceback(
                 "status": "degraded",
                 "version": "0.1.0",
                 "index": "unavailable",
+                "proof": None,
             }
         requests = [
             ("POST", "/v1/search", {"query": "sourdough"}),

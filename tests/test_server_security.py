@@ -111,7 +111,46 @@ async def test_route_with_right_token_answers_200(api: Api, route: Route) -> Non
 async def test_health_answers_without_token(api: Api) -> None:
     async with api.session.get(api.url("/v1/health")) as response:
         assert response.status == 200
-        assert await response.json() == {"status": "ok", "version": "0.1.0", "index": "ready"}
+        assert await response.json() == {
+            "status": "ok",
+            "version": "0.1.0",
+            "index": "ready",
+            "proof": None,
+        }
+
+
+#: The same vector is in plugin/tests/impostor.test.ts: both sides compute one proof.
+CHALLENGE = "0123456789abcdef0123456789abcdef"
+PROOF = "2128f73919146dfbe0cd9948861b079eec603545dddd39d1cd764a77ecd08767"
+
+
+async def test_health_proves_it_holds_the_token_without_revealing_it(api: Api) -> None:
+    """A client's challenge gets HMAC-SHA256(token, prefix + challenge): what the plugin checks
+    before it sends the token, so that another program on the port gets nothing."""
+    url = api.url(f"/v1/health?challenge={CHALLENGE}")
+    async with api.session.get(url) as response:
+        assert response.status == 200
+        body = await response.json()
+    assert body["proof"] == PROOF
+    assert TOKEN not in json.dumps(body)
+    async with api.session.get(api.url("/v1/health?challenge=" + "x" * 32)) as response:
+        assert (await response.json())["proof"] not in (PROOF, None)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "challenge=short",
+        "challenge=" + "a" * 129,
+        "challenge=%00" + "a" * 20,
+        "challenge=a b" * 8,
+        "other=1",
+    ],
+)
+async def test_health_refuses_a_malformed_challenge_with_422(api: Api, query: str) -> None:
+    async with api.session.get(api.url(f"/v1/health?{query}")) as response:
+        assert response.status == 422
+        assert (await response.json())["error"]["code"] == "invalid_request"
 
 
 async def test_bearer_scheme_is_case_insensitive(api: Api) -> None:

@@ -6,6 +6,12 @@
  * (streams, and needs the sidecar's CORS answer for app://obsidian.md). Failures become a
  * `SidecarError` whose `kind` says what the user can do. Bodies and answers are the generated
  * contract types (generated/contract.ts). No `obsidian` import.
+ *
+ * The token, and the notes a question carries, go only to a server that has just proved it holds
+ * the token: before each request that needs it, `GET /v1/health` with a fresh random challenge,
+ * whose answer must carry HMAC-SHA256(token, "vault-agent-health:" + challenge) (the sidecar's
+ * server/security.py). Any local program can listen on the sidecar's port while the sidecar is
+ * not running; it gets a challenge, never the token. Health itself is asked without the token.
  */
 import { toAgentEvent } from "./events";
 import type {
@@ -51,6 +57,8 @@ export type AskOutcome =
 
 /**
  * - unreachable: nothing answers at the URL (sidecar not running, wrong port)
+ * - impostor: something answers but can't prove it holds any token (another program on the
+ *   port, or a sidecar older than this plugin): nothing was sent to it
  * - unauthorized: 401, the token is missing or wrong
  * - refused: 403, the sidecar refused this caller (Host or Origin)
  * - blocked: the sidecar answers plain requests but the stream failed (CORS, proxy)
@@ -61,6 +69,7 @@ export type AskOutcome =
  */
 export type SidecarErrorKind =
 	| "unreachable"
+	| "impostor"
 	| "unauthorized"
 	| "refused"
 	| "blocked"
@@ -88,9 +97,37 @@ export class SidecarClient {
 		private readonly fetcher: Fetcher,
 	) {}
 
-	/** `GET /v1/health` (no token needed). */
+	/** `GET /v1/health` (sent without the token). */
 	health(): Promise<HealthResponse> {
-		return this.json("GET", "/v1/health");
+		return this.json("GET", "/v1/health", undefined, false);
+	}
+
+	/**
+	 * Resolves when the server at the configured URL proves it holds the configured token (see
+	 * the module comment). Rejects, having sent nothing but the challenge: "unauthorized" when no
+	 * token is set, or when the server proves another token (a sidecar started with its own;
+	 * only its advice to the user rests on that); "impostor" when it proves nothing;
+	 * "unreachable" when nothing answers.
+	 */
+	async verify(): Promise<void> {
+		const { url, token } = this.connection();
+		if (!token) throw new SidecarError("unauthorized", "no token is set", 401, "missing_token");
+		const challenge = newChallenge();
+		const health = await this.json<HealthResponse>("GET", `/v1/health?challenge=${challenge}`, undefined, false);
+		const proof: unknown = health.proof;
+		if (proof === (await healthProof(token, challenge))) return;
+		if (typeof proof === "string" && /^[0-9a-f]{64}$/.test(proof)) {
+			throw new SidecarError(
+				"unauthorized",
+				`the sidecar at ${url} holds another token than the one in the settings; nothing was sent to it`,
+				401,
+				"invalid_token",
+			);
+		}
+		throw new SidecarError(
+			"impostor",
+			`the server at ${url} could not prove it holds the token in the settings, so nothing was sent to it`,
+		);
 	}
 
 	/**
@@ -125,6 +162,7 @@ export class SidecarClient {
 		body: AgentRequest,
 		options: { signal: AbortSignal; onEvent: (event: AgentEvent) => void },
 	): Promise<AskOutcome> {
+		await this.verify();
 		const { url, token } = this.connection();
 		let response: Response;
 		try {
@@ -167,7 +205,9 @@ export class SidecarClient {
 		throw new SidecarError("protocol", "the sidecar closed the answer stream before it was done");
 	}
 
-	private async json<T>(method: "GET" | "POST", path: string, body?: unknown): Promise<T> {
+	/** A JSON call; with `authorized`, to a server that proved it holds the token, with it. */
+	private async json<T>(method: "GET" | "POST", path: string, body?: unknown, authorized = true): Promise<T> {
+		if (authorized) await this.verify();
 		const { url, token } = this.connection();
 		let response: HttpResponse;
 		try {
@@ -175,7 +215,7 @@ export class SidecarClient {
 				url: endpoint(url, path),
 				method,
 				headers: {
-					Authorization: `Bearer ${token}`,
+					...(authorized ? { Authorization: `Bearer ${token}` } : {}),
 					...(body === undefined ? {} : { "Content-Type": "application/json" }),
 				},
 				...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -207,6 +247,25 @@ export class SidecarClient {
 				"is the URL the sidecar's own address?",
 		);
 	}
+}
+
+/** What the sidecar's health proof signs before the challenge (server/security.py). */
+const PROOF_PREFIX = "vault-agent-health:";
+
+/** HMAC-SHA256 of the prefix and `challenge`, keyed with `token`, in lower-case hex. */
+export async function healthProof(token: string, challenge: string): Promise<string> {
+	const encoder = new TextEncoder();
+	const key = await crypto.subtle.importKey("raw", encoder.encode(token), { name: "HMAC", hash: "SHA-256" }, false, [
+		"sign",
+	]);
+	const signature = await crypto.subtle.sign("HMAC", key, encoder.encode(PROOF_PREFIX + challenge));
+	return Array.from(new Uint8Array(signature), (byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+
+/** 32 random hex characters: a challenge the server can't have seen before. */
+function newChallenge(): string {
+	const bytes = crypto.getRandomValues(new Uint8Array(16));
+	return Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
 }
 
 /** `base` + `path`, tolerating a trailing slash on the configured URL. */

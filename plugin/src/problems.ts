@@ -55,6 +55,14 @@ export function describeProblem(error: unknown, context: ProblemContext): Proble
 					"\"vault-agent serve\" names when it starts (~/.config/vault-agent/token on Linux).",
 				actions: ["open-settings", "retry"],
 			};
+		case "impostor":
+			return {
+				message:
+					`Something answers at ${context.url} but could not prove it holds the token in the settings, so ` +
+					"neither the token nor your question was sent to it. If another program took the sidecar's " +
+					"port, stop it or choose another port; if the sidecar is older than the plugin, update it.",
+				actions: ["open-settings", "retry"],
+			};
 		case "refused":
 			return { message: `The sidecar refused the request: ${error.message}.`, actions: ["open-settings"] };
 		case "blocked":

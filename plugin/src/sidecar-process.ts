@@ -7,6 +7,11 @@
  * plugin and the sidecar always agree. On POSIX the sidecar gets its own process group, and
  * stopping it signals the whole group (`uv run` starts Python as a child). No `obsidian` import;
  * `spawn` is injected.
+ *
+ * It runs in the user's home folder, never in the vault: a vault is shared content (synced,
+ * cloned, shared with a team), and Windows looks for a command in the working folder before
+ * PATH, as `uv run` looks there for the project whose scripts it runs. A program planted in a
+ * vault is never the one started.
  */
 import type { ChildProcess, SpawnOptions } from "child_process";
 import { isNotFound } from "./install";
@@ -104,7 +109,7 @@ export class SidecarProcess {
 		this.notFound = false;
 		this.output = [];
 		const child = this.spawn(program, args, {
-			cwd: options.vault,
+			cwd: options.env.HOME || options.env.USERPROFILE || undefined,
 			env: { ...options.env, VAULT_AGENT_TOKEN: options.token },
 			detached: this.platform !== "win32",
 			stdio: ["ignore", "pipe", "pipe"],

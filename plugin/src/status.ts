@@ -68,6 +68,9 @@ export function describeFailure(error: unknown): StatusLine {
 	if (error instanceof SidecarError && error.kind === "unreachable") {
 		return { text: "Vault Agent: offline", detail: error.message, busy: false };
 	}
+	if (error instanceof SidecarError && error.kind === "impostor") {
+		return { text: "Vault Agent: not the sidecar", detail: error.message, busy: false };
+	}
 	const message = error instanceof Error ? error.message : String(error);
 	return { text: "Vault Agent: error", detail: message, busy: false };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { SidecarClient, SidecarError, type HttpRequest, type HttpResponse } from "../src/client";
+import { SidecarClient, SidecarError, healthProof, type HttpRequest, type HttpResponse } from "../src/client";
 import type { AgentEvent } from "../src/generated/contract";
 
 const CONNECTION = { url: "http://127.0.0.1:8765/", token: "secret" };
@@ -30,9 +30,21 @@ function sse(events: object[], chunkSize = 5): ReadableStream<Uint8Array> {
 	});
 }
 
-function client(fetcher: (url: string, init: RequestInit) => Promise<Response>, requester?: (r: HttpRequest) => Promise<HttpResponse>) {
+type Requester = (r: HttpRequest) => Promise<HttpResponse>;
+
+/** `requester`, behind a sidecar's health check that proves it holds CONNECTION's token. */
+function genuine(requester: Requester): Requester {
+	return async (request) => {
+		const challenge = new URL(request.url).searchParams.get("challenge");
+		if (!request.url.includes("/v1/health") || challenge === null) return requester(request);
+		const proof = await healthProof(CONNECTION.token, challenge);
+		return { status: 200, text: JSON.stringify({ status: "ok", version: "0.1.0", index: "ready", proof }) };
+	};
+}
+
+function client(fetcher: (url: string, init: RequestInit) => Promise<Response>, requester?: Requester) {
 	const request = requester ?? (async () => ({ status: 200, text: '{"status":"ok","version":"0.1.0","index":"ready"}' }));
-	return new SidecarClient(() => CONNECTION, request, fetcher);
+	return new SidecarClient(() => CONNECTION, genuine(request), fetcher);
 }
 
 describe("SidecarClient.ask", () => {

@@ -1,4 +1,8 @@
+import { spawn } from "node:child_process";
 import { EventEmitter } from "node:events";
+import { chmodSync, existsSync, mkdtempSync, realpathSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { ChildProcess } from "child_process";
 import { describe, expect, it } from "vitest";
 import { SidecarProcess, sidecarArgv, splitCommand } from "../src/sidecar-process";
@@ -77,5 +81,43 @@ describe("the sidecar process", () => {
 		sidecar.start({ command: "vault-agent serve", vault: "/v", port: 8765, token: "t", env: {} });
 		child.emit("error", Object.assign(new Error("spawn EACCES"), { code: "EACCES" }));
 		expect(exits.at(-1)?.[1]).toBe(false);
+	});
+});
+
+describe("where the sidecar runs", () => {
+	/**
+	 * A vault is shared content (synced, cloned, shared with a team): a program planted in it must
+	 * never be the one started. Windows looks for a command in the working folder before PATH, and
+	 * `uv run` uses the project (pyproject.toml) of the working folder; here a PATH with an empty
+	 * entry (the working folder, to POSIX) plays that part, with the real `spawn`.
+	 */
+	it("never in the vault, so a program planted there is not the one started", async () => {
+		const vault = realpathSync(mkdtempSync(join(tmpdir(), "vault-")));
+		const home = realpathSync(mkdtempSync(join(tmpdir(), "home-")));
+		const marker = join(vault, "planted-program-ran");
+		writeFileSync(join(vault, "vault-agent"), `#!/bin/sh\ntouch "${marker}"\n`);
+		chmodSync(join(vault, "vault-agent"), 0o755);
+		let cwd: unknown = null;
+		const ended = new Promise<string>((resolve) => {
+			const process = new SidecarProcess(
+				(program, args, options) => {
+					cwd = options.cwd;
+					return spawn(program, args, options);
+				},
+				() => {},
+				"linux",
+				(message) => resolve(message),
+			);
+			process.start({
+				command: "vault-agent serve",
+				vault,
+				port: 8765,
+				token: "tok",
+				env: { PATH: ":/usr/bin:/bin", HOME: home },
+			});
+		});
+		await ended;
+		expect(existsSync(marker)).toBe(false);
+		expect(cwd).toBe(home);
 	});
 });

@@ -98,6 +98,13 @@ class LlmSettings(BaseModel):
     timeout_s: float = Field(default=60.0, gt=0)
     max_retries: int = Field(default=3, ge=0)
     max_turns: int = Field(default=5, ge=1, le=20)
+    max_answer_chars: int = Field(
+        default=40_000,
+        ge=100,
+        description="A model's turn is stopped past this many characters of text (a model "
+        "repeating itself), and its HTTP answer past 256 bytes per character: the question "
+        "ends with a bad_response error instead of running on.",
+    )
 
 
 class IndexSettings(BaseModel):

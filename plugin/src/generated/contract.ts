@@ -405,6 +405,18 @@ export interface FileStatus {
 	warnings: string[];
 }
 /**
+ * A client's challenge: the answer proves the server holds the client's token.
+ *
+ * This interface was referenced by `VaultAgentContract`'s JSON-Schema
+ * via the `definition` "HealthQuery".
+ */
+export interface HealthQuery {
+	/**
+	 * 16 to 128 random characters (letters, digits, - and _), new each time; the answer's `proof` is HMAC-SHA256(token, 'vault-agent-health:' + challenge).
+	 */
+	challenge?: string | null;
+}
+/**
  * Is the sidecar up, and can it answer? (No secrets, no paths: it needs no token.)
  *
  * This interface was referenced by `VaultAgentContract`'s JSON-Schema
@@ -417,6 +429,10 @@ export interface HealthResponse {
 	status: "ok" | "degraded";
 	version: string;
 	index: "ready" | "unavailable";
+	/**
+	 * With a `challenge`: HMAC-SHA256 of 'vault-agent-health:' + challenge, keyed with the token, in lower-case hex. A client checks it before it sends the token: another program on the port cannot compute it.
+	 */
+	proof: string | null;
 }
 /**
  * Files by state after the last sync, and chunks in the store.

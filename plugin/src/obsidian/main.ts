@@ -283,11 +283,22 @@ export default class VaultAgentPlugin extends Plugin implements AskHost, Command
 		if (!(adapter instanceof FileSystemAdapter) || !url) return;
 		try {
 			await this.client.health();
-			this.setMissing(false);
-			return; // one is running already (started by hand): use it
 		} catch {
-			// not running: start it
+			return await this.spawnSidecar(adapter.getBasePath(), url.port || DEFAULT_PORT);
 		}
+		// Something answers already: a sidecar started by hand is used, once it proves it holds
+		// the token; anything else on the port is reported, and gets nothing.
+		this.setMissing(false);
+		if (this.settings.token) {
+			try {
+				await this.client.verify();
+			} catch (error) {
+				this.problemOf(error);
+			}
+		}
+	}
+
+	private async spawnSidecar(vault: string, port: number): Promise<void> {
 		if (!this.settings.token) {
 			this.settings.token = newToken();
 			await this.saveSettings();
@@ -295,8 +306,8 @@ export default class VaultAgentPlugin extends Plugin implements AskHost, Command
 		try {
 			this.sidecar.start({
 				command: this.settings.sidecarCommand,
-				vault: adapter.getBasePath(),
-				port: url.port || DEFAULT_PORT,
+				vault,
+				port,
 				token: this.settings.token,
 				env: process.env,
 			});

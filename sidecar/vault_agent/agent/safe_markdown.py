@@ -13,7 +13,9 @@ entity decoding, unescaping and WHATWG URL parsing, never by how it is spelled:
 - raw HTML is removed, tag by tag, except a few formatting tags written without attributes
   (``<b>``, ``<br>``, ``<sub>``...), which cannot name a URL; the text between tags stays, the
   content of ``<style>``, ``<script>`` and the like goes with them. A ``<`` that starts no
-  complete tag becomes ``&lt;``, so nothing left can open a tag;
+  complete tag becomes ``&lt;``, so nothing left can open a tag; so does the ``<`` of a
+  ``<textarea>``, ``<script>``, ``<style>`` or ``<pre>`` that opens a line and is never closed,
+  which would make the rest of the answer (its citations and Sources list) raw HTML;
 - a reference definition that is neither a vault resource nor a safe link is removed.
 
 Code spans and blocks render as text and are left alone. The rewritten text is parsed again
@@ -49,6 +51,10 @@ _ALLOWED_TAG = re.compile(
 _RAW_TEXT = frozenset(
     {"script", "style", "textarea", "title", "xmp", "iframe", "noembed", "noframes", "noscript"}
 )
+#: CommonMark's HTML blocks of type 1: opened at the start of a line, they end only at a line
+#: closing one of them, so one left open makes the rest of the answer raw HTML.
+_TYPE_1_BLOCK = re.compile(r"<(script|pre|style|textarea)(?=[\s/>]|$)", re.IGNORECASE)
+_TYPE_1_END = re.compile(r"</(?:script|pre|style|textarea)>", re.IGNORECASE)
 _OPEN_TAG_NAME = re.compile(r"<([A-Za-z][A-Za-z0-9-]*)")
 #: Characters escaped when a link's text replaces the link, so that it stays text.
 _MARKUP = re.compile(r"([\\`*_\[\]<>!&~|])")
@@ -112,7 +118,15 @@ def _edits(text: str, removed: list[str]) -> list[_Edit]:
                 continue
             edits += [_Edit(*to_source(e.start, e.end), e.replacement) for e in found]
         elif token.type == "html_block" and token.map:
-            edits += _html_edits(text, *lines.span(token.map), removed)
+            start, end = lines.span(token.map)
+            if _unclosed_type_1(text, start, end):
+                # Left open, it would swallow the rest of the answer (its citations and Sources
+                # list too) into raw HTML: its "<" is text, and the rest stays markdown.
+                at = text.index("<", start)
+                removed.append(text[at : text.find(">", at) + 1 or end][:_REPORTED])
+                edits.append(_Edit(at, at + 1, "&lt;"))
+                continue
+            edits += _html_edits(text, start, end, removed)
             # Markdown inside raw HTML is text to markdown-it, but a renderer that ends the
             # block elsewhere would read it: its images and links are judged as well.
             inline = _PARSER.parseInline(token.content, env)[0]
@@ -195,6 +209,12 @@ def _html_edits(text: str, start: int, end: int, removed: list[str]) -> list[_Ed
             removed.append(text[lt:position][:_REPORTED])
         edits.append(_Edit(lt, position, ""))
     return edits
+
+
+def _unclosed_type_1(text: str, start: int, end: int) -> bool:
+    """True for an HTML block of type 1 (``<textarea>``...) whose lines close none of them."""
+    at = text.index("<", start)
+    return bool(_TYPE_1_BLOCK.match(text, at)) and not _TYPE_1_END.search(text, at, end)
 
 
 def _link_text(children: list[Token], open_index: int) -> str:

@@ -32,6 +32,7 @@ from vault_agent.llm.errors import (
     timeout_error,
     unreachable_error,
 )
+from vault_agent.llm.limits import DEFAULT_MAX_ANSWER_CHARS
 from vault_agent.llm.messages import (
     Message,
     ToolSpec,
@@ -48,6 +49,7 @@ from vault_agent.llm.stream import (
     RetryPolicy,
     run_stream,
 )
+from vault_agent.local_http import shown_url
 
 DEFAULT_MODEL = "mistral-medium-latest"
 DEFAULT_SERVER_URL = "https://api.mistral.ai"
@@ -68,12 +70,14 @@ class MistralModel:
         server_url: str | None = None,
         timeout_s: float = 60.0,
         retry: RetryPolicy | None = None,
+        max_answer_chars: int = DEFAULT_MAX_ANSWER_CHARS,
     ) -> None:
         self.model = model
         self.server_url = (server_url or DEFAULT_SERVER_URL).rstrip("/")
         self._retry = retry or RetryPolicy()
+        self._max_chars = max_answer_chars
         self._timeout_s = timeout_s
-        self._who = f"Mistral at {self.server_url}"
+        self._who = f"Mistral at {shown_url(self.server_url)}"
         # timeout_ms becomes httpx2's timeout for connect and for each read of the stream.
         self._client = Mistral(
             api_key=api_key, server_url=self.server_url, timeout_ms=int(timeout_s * 1000)
@@ -95,6 +99,7 @@ class MistralModel:
             server_url=settings.base_url,
             timeout_s=settings.timeout_s,
             retry=RetryPolicy(max_retries=settings.max_retries),
+            max_answer_chars=settings.max_answer_chars,
         )
 
     def stream(
@@ -108,6 +113,7 @@ class MistralModel:
             who=self._who,
             tools=tools,
             policy=self._retry,
+            max_chars=self._max_chars,
         )
 
     async def aclose(self) -> None:

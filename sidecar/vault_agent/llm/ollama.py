@@ -32,6 +32,7 @@ from vault_agent.llm.errors import (
     timeout_error,
     unreachable_error,
 )
+from vault_agent.llm.limits import DEFAULT_MAX_ANSWER_CHARS, limit_body
 from vault_agent.llm.messages import (
     Message,
     ToolCall,
@@ -53,6 +54,7 @@ from vault_agent.llm.stream import (
 from vault_agent.llm.tool_text import (
     parse_tool_arguments,
 )
+from vault_agent.local_http import direct_if_local, shown_url
 
 DEFAULT_MODEL = "qwen2.5:3b"
 HOST_ENV = "OLLAMA_HOST"
@@ -77,14 +79,19 @@ class OllamaModel:
         model: str = DEFAULT_MODEL,
         timeout_s: float = 60.0,
         retry: RetryPolicy | None = None,
+        max_answer_chars: int = DEFAULT_MAX_ANSWER_CHARS,
     ) -> None:
         self.model = model
         self.host = resolve_host(host)
         self._retry = retry or RetryPolicy()
+        self._max_chars = max_answer_chars
         self._timeout_s = timeout_s
-        self._who = f"Ollama at {self.host}"
+        self._who = f"Ollama at {shown_url(self.host)}"
         # One timeout for connect and for each read: a stream may be long, but never silent.
-        self._client = httpx.AsyncClient(base_url=self.host, timeout=httpx.Timeout(timeout_s))
+        # A local Ollama is dialled directly, whatever proxy the environment names.
+        self._client = httpx.AsyncClient(
+            base_url=self.host, timeout=httpx.Timeout(timeout_s), **direct_if_local(self.host)
+        )
 
     @classmethod
     def from_settings(cls, settings: LlmSettings) -> OllamaModel:
@@ -94,6 +101,7 @@ class OllamaModel:
             model=settings.model or DEFAULT_MODEL,
             timeout_s=settings.timeout_s,
             retry=RetryPolicy(max_retries=settings.max_retries),
+            max_answer_chars=settings.max_answer_chars,
         )
 
     def stream(
@@ -112,6 +120,7 @@ class OllamaModel:
             who=self._who,
             tools=tools,
             policy=self._retry,
+            max_chars=self._max_chars,
         )
 
     async def aclose(self) -> None:
@@ -121,6 +130,7 @@ class OllamaModel:
     async def _attempt(self, body: dict[str, Any]) -> AsyncGenerator[ChatEvent, None]:
         try:
             async with self._client.stream("POST", "/api/chat", json=body) as response:
+                limit_body(response, self._max_chars, self._who)
                 if response.status_code != 200:
                     text = (await response.aread()).decode("utf-8", errors="replace")
                     raise error_for_status(
@@ -137,7 +147,9 @@ class OllamaModel:
         except httpx.TimeoutException as exc:
             raise timeout_error(self._who, self.model, self._timeout_s) from exc
         except httpx.UnsupportedProtocol as exc:
-            raise ModelError(f"the Ollama host {self.host!r} is not an http(s) URL") from exc
+            raise ModelError(
+                f"the Ollama host {shown_url(self.host)!r} is not an http(s) URL"
+            ) from exc
         except httpx.TransportError as exc:
             raise dropped_error(self._who, str(exc) or type(exc).__name__) from exc
 

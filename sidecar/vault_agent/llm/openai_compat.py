@@ -26,6 +26,7 @@ from vault_agent.llm.errors import (
     timeout_error,
     unreachable_error,
 )
+from vault_agent.llm.limits import DEFAULT_MAX_ANSWER_CHARS, limit_body
 from vault_agent.llm.messages import (
     Message,
     ToolSpec,
@@ -42,6 +43,7 @@ from vault_agent.llm.stream import (
     RetryPolicy,
     run_stream,
 )
+from vault_agent.local_http import direct_if_local, shown_url
 
 DEFAULT_BASE_URL = "http://127.0.0.1:1234/v1"
 """LM Studio's default; llama.cpp's server listens on :8080, vLLM on :8000."""
@@ -63,16 +65,22 @@ class OpenAICompatModel:
         api_key: str | None = None,
         timeout_s: float = 60.0,
         retry: RetryPolicy | None = None,
+        max_answer_chars: int = DEFAULT_MAX_ANSWER_CHARS,
     ) -> None:
         self.model = model
         self.base_url = normalise_base_url(base_url)
         self._retry = retry or RetryPolicy()
+        self._max_chars = max_answer_chars
         self._timeout_s = timeout_s
-        self._who = f"OpenAI-compatible server at {self.base_url}"
+        self._who = f"OpenAI-compatible server at {shown_url(self.base_url)}"
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         # One timeout for connect and for each read: a stream may be long, but never silent.
+        # A local server is dialled directly, whatever proxy the environment names.
         self._client = httpx.AsyncClient(
-            base_url=self.base_url, headers=headers, timeout=httpx.Timeout(timeout_s)
+            base_url=self.base_url,
+            headers=headers,
+            timeout=httpx.Timeout(timeout_s),
+            **direct_if_local(self.base_url),
         )
 
     @classmethod
@@ -85,6 +93,7 @@ class OpenAICompatModel:
             api_key=key or os.environ.get("OPENAI_API_KEY") or None,
             timeout_s=settings.timeout_s,
             retry=RetryPolicy(max_retries=settings.max_retries),
+            max_answer_chars=settings.max_answer_chars,
         )
 
     def stream(
@@ -101,7 +110,11 @@ class OpenAICompatModel:
         if tools:
             body["tools"] = [to_openai_tool(t) for t in tools]
         return run_stream(
-            lambda: self._attempt(body), who=self._who, tools=tools, policy=self._retry
+            lambda: self._attempt(body),
+            who=self._who,
+            tools=tools,
+            policy=self._retry,
+            max_chars=self._max_chars,
         )
 
     async def aclose(self) -> None:
@@ -111,6 +124,7 @@ class OpenAICompatModel:
     async def _attempt(self, body: dict[str, Any]) -> AsyncGenerator[ChatEvent, None]:
         try:
             async with self._client.stream("POST", "chat/completions", json=body) as response:
+                limit_body(response, self._max_chars, self._who)
                 if response.status_code != 200:
                     text = (await response.aread()).decode("utf-8", errors="replace")
                     raise error_for_status(
@@ -138,7 +152,9 @@ class OpenAICompatModel:
         except httpx.TimeoutException as exc:
             raise timeout_error(self._who, self.model, self._timeout_s) from exc
         except httpx.UnsupportedProtocol as exc:
-            raise ModelError(f"llm.base_url {self.base_url!r} is not an http(s) URL") from exc
+            raise ModelError(
+                f"llm.base_url {shown_url(self.base_url)!r} is not an http(s) URL"
+            ) from exc
         except httpx.TransportError as exc:
             raise dropped_error(self._who, str(exc) or type(exc).__name__) from exc
 

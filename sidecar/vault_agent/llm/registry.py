@@ -19,6 +19,7 @@ from vault_agent.llm.environment import MISTRAL_KEY_ENV
 from vault_agent.llm.model import (
     ChatModel,
 )
+from vault_agent.local_http import direct_if_local, shown_url
 
 PROBE_TIMEOUT_S = 1.0
 #: What answers when no model does (the agent's extractive answerer).
@@ -93,17 +94,17 @@ async def _auto(
     wanted = settings.model or OLLAMA_DEFAULT_MODEL
     pulled = await ollama_models(host)
     if pulled is None:
-        why = f"no {MISTRAL_KEY_ENV} is set and Ollama at {host} is not reachable"
+        why = f"no {MISTRAL_KEY_ENV} is set and Ollama at {shown_url(host)} is not reachable"
     elif not _has_model(pulled, wanted):
         why = (
-            f"no {MISTRAL_KEY_ENV} is set and Ollama at {host} has no model '{wanted}' "
+            f"no {MISTRAL_KEY_ENV} is set and Ollama at {shown_url(host)} has no model '{wanted}' "
             f"(run `ollama pull {wanted}`)"
         )
     else:
         ollama = OllamaModel.from_settings(settings.model_copy(update={"base_url": host}))
         return ollama, (
-            f"Using Ollama ({ollama.model}) at {host} because no {MISTRAL_KEY_ENV} is set "
-            "and Ollama answered."
+            f"Using Ollama ({ollama.model}) at {shown_url(host)} because no {MISTRAL_KEY_ENV} is "
+            "set and Ollama answered."
         )
     return extractive_factory(), f"Using extractive answers (no language model): {why}."
 
@@ -116,7 +117,7 @@ async def ollama_models(host: str, timeout_s: float = PROBE_TIMEOUT_S) -> list[s
         # asyncio.timeout bounds the whole probe; httpx's timeout is per connect/read.
         async with (
             asyncio.timeout(timeout_s),
-            httpx.AsyncClient(base_url=host, timeout=timeout_s) as client,
+            httpx.AsyncClient(base_url=host, timeout=timeout_s, **direct_if_local(host)) as client,
         ):
             response = await client.get("/api/tags")
             response.raise_for_status()

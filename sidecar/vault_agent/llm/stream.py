@@ -19,6 +19,7 @@ from tenacity.wait import wait_random_exponential
 
 from vault_agent.llm.errors import ModelError, ModelRateLimitedError, dropped_error
 from vault_agent.llm.held_text import TextGate
+from vault_agent.llm.limits import DEFAULT_MAX_ANSWER_CHARS, answer_too_long
 from vault_agent.llm.messages import ToolCall, ToolSpec
 from vault_agent.llm.model import ChatEvent, Finished, TextDelta, ToolCallsReady
 
@@ -62,6 +63,7 @@ async def run_stream(
     who: str,
     tools: Sequence[ToolSpec],
     policy: RetryPolicy,
+    max_chars: int = DEFAULT_MAX_ANSWER_CHARS,
 ) -> AsyncIterator[ChatEvent]:
     """Drive one model turn: retries, tool calls recovered from content, a checked ending.
 
@@ -69,7 +71,8 @@ async def run_stream(
     :class:`ToolCallsReady` at any point; they are passed on just before :class:`Finished`).
     It raises :class:`ModelError` subclasses; retryable ones are retried with ``policy`` as long
     as nothing has been yielded to the caller yet: a half-streamed answer is never repeated.
-    A raw stream that ends without :class:`Finished` counts as a dropped connection.
+    A raw stream that ends without :class:`Finished` counts as a dropped connection. Text past
+    ``max_chars`` stops the turn (:func:`~vault_agent.llm.limits.answer_too_long`).
     """
     tool_names = frozenset(t.name for t in tools)
     emitted = False
@@ -88,13 +91,27 @@ async def run_stream(
     )
     async for attempt in retrying:
         with attempt:
-            raw = open_attempt()
+            raw = _bounded(open_attempt(), max_chars, who)
             async with contextlib.aclosing(raw):
                 recovered = _recover_tool_calls(raw, tool_names, who)
                 async with contextlib.aclosing(recovered):
                     async for event in recovered:
                         emitted = emitted or not isinstance(event, Finished)
                         yield event
+
+
+async def _bounded(
+    events: AsyncGenerator[ChatEvent, None], max_chars: int, who: str
+) -> AsyncGenerator[ChatEvent, None]:
+    """`events`, stopped (and closed) once their text passes `max_chars`."""
+    written = 0
+    async with contextlib.aclosing(events):
+        async for event in events:
+            if isinstance(event, TextDelta):
+                written += len(event.text)
+                if written > max_chars:
+                    raise answer_too_long(who, max_chars)
+            yield event
 
 
 def _log_retry(state: RetryCallState) -> None:

@@ -13,6 +13,7 @@ model); the app then borrows it and does not close it.
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import AsyncIterator
 
 from aiohttp import web
@@ -25,6 +26,7 @@ from vault_agent.index.vault_index import VaultIndex
 from vault_agent.llm.model import (
     ChatModel,
 )
+from vault_agent.local_http import url_secrets
 from vault_agent.server.errors import error_middleware
 from vault_agent.server.index_service import BackgroundIndexer, IndexHolder
 from vault_agent.server.keys import INDEX, INDEXER, MODELS, OPENAPI, SETTINGS, TOKEN
@@ -39,6 +41,9 @@ from vault_agent.server.security import (
     origin_middleware,
 )
 from vault_agent.server.token import resolve_token
+
+#: Keys the clients read from the environment when the settings name none.
+SECRET_ENVIRONMENT = ("MISTRAL_API_KEY", "OPENAI_API_KEY", "QDRANT_API_KEY")
 
 
 def make_app(
@@ -85,9 +90,22 @@ def make_app(
 
 
 async def _redaction_ctx(app: web.Application) -> AsyncIterator[None]:
-    """The token is kept out of every log line while the app runs (first in, last out)."""
-    with secrets_redacted(app[TOKEN]):
+    """The token, the API keys and what the configured URLs carry are kept out of every log
+    line while the app runs (first in, last out)."""
+    with secrets_redacted(app[TOKEN], *_configured_secrets(app[SETTINGS])):
         yield
+
+
+def _configured_secrets(settings: Settings) -> list[str]:
+    """API keys, and the user parts and long query values of the servers' URLs (settings and
+    the environment variables that stand in for them)."""
+    keys = [settings.llm.api_key, settings.store.api_key, settings.index.embedding_api_key]
+    urls = [settings.llm.base_url, settings.index.embedding_url, settings.store.url]
+    urls += [os.environ.get(name) for name in ("OLLAMA_HOST", "OPENAI_BASE_URL")]
+    found = [key.get_secret_value() for key in keys if key is not None]
+    found += [os.environ.get(name, "") for name in SECRET_ENVIRONMENT]
+    found += [part for url in urls for part in url_secrets(url)]
+    return [secret for secret in dict.fromkeys(found) if secret]
 
 
 async def _index_ctx(app: web.Application) -> AsyncIterator[None]:

@@ -1,11 +1,13 @@
-"""Keeps the API token out of every log line, whoever logs it (aiohttp, a library, our code).
+"""Keeps the API token out of every log line, whoever logs it (aiohttp, a library, our code),
+and the other secrets the server holds: API keys, and what the configured URLs carry.
 
 While :func:`secrets_redacted` holds a secret, every log record the process makes is rewritten
 as it is created (a record factory, so no handler, however added, sees the original): in its
 message, its arguments, its traceback and its stack, the secret becomes ``[redacted]``, and so
 does any run of 8 or more of its characters (a copy cut short, as aiohttp cuts a header at 100
-bytes), and whatever follows ``Bearer``. The server holds its token for as long as it runs;
-``vault-agent serve`` for as long as it lives.
+bytes), and whatever follows ``Bearer``; the user part of any URL (``https://user:pass@``)
+goes too. The server holds its secrets for as long as it runs; ``vault-agent serve`` its token
+for as long as it lives.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ REDACTED = "[redacted]"
 #: A run of this many characters of a secret counts as a copy of it.
 MIN_FRAGMENT = 8
 _BEARER = re.compile(r"(?i)\b(bearer)((?:\s|\\[tn]|%20)+)([^\s'\",;\\]+)")
+#: The user part of a URL (``https://user:password@host``): a credential whoever logs it.
+_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/\s@'\"]+@")
 _secrets: Counter[str] = Counter()
 _lock = threading.Lock()
 _installed = False
@@ -64,6 +68,7 @@ class SecretFilter(logging.Filter):
 def redact(text: str) -> str:
     """``text`` without the secrets held, copies of parts of them, or bearer credentials."""
     text = _BEARER.sub(lambda m: f"{m.group(1)}{m.group(2)}{REDACTED}", text)
+    text = _USERINFO.sub(rf"\1{REDACTED}@", text)
     with _lock:
         secrets = list(_secrets)
     for secret in secrets:

@@ -31,8 +31,9 @@ from vault_agent.server.ask import ask
 from vault_agent.server.bodies import json_response, read_body, validation_error
 from vault_agent.server.errors import ApiError
 from vault_agent.server.index_service import SyncCancelledError
-from vault_agent.server.keys import INDEX, INDEXER, OPENAPI, PUBLIC_ROUTES
+from vault_agent.server.keys import INDEX, INDEXER, OPENAPI, PUBLIC_ROUTES, TOKEN
 from vault_agent.server.schemas import (
+    HealthQuery,
     HealthResponse,
     IndexCounts,
     IndexQuery,
@@ -46,6 +47,7 @@ from vault_agent.server.schemas import (
     SyncRequest,
     SyncResponse,
 )
+from vault_agent.server.security import health_proof
 from vault_agent.server.source_schemas import (
     DeleteDocumentResponse,
     DeleteSourceResponse,
@@ -97,13 +99,21 @@ class Route:
 
 
 async def health(request: web.Request) -> web.Response:
-    """Liveness, without a token: the plugin polls it to know the sidecar is up."""
+    """Liveness, without a token: the plugin polls it to know the sidecar is up. With a
+    `challenge`, the answer proves this server holds the token (`health_proof`), so a client
+    can tell it from another program on the port before it sends the token."""
+    try:
+        query = HealthQuery.model_validate(dict(request.query))
+    except ValidationError as error:
+        raise validation_error(error) from error
     ready = request.app[INDEX].index is not None
+    proof = None if query.challenge is None else health_proof(request.app[TOKEN], query.challenge)
     return json_response(
         HealthResponse(
             status="ok" if ready else "degraded",
             version=__version__,
             index="ready" if ready else "unavailable",
+            proof=proof,
         )
     )
 
@@ -231,7 +241,8 @@ ROUTES: tuple[Route, ...] = (
         "GET",
         "/v1/health",
         health,
-        "Is the sidecar up?",
+        "Is the sidecar up? (With a challenge: proof that it holds the token.)",
+        query=HealthQuery,
         response=HealthResponse,
         public=True,
         needs_index=False,

@@ -31,6 +31,19 @@ MAX_FILTER_CHARS = 300
 FilterValue = Annotated[str, StringConstraints(min_length=1, max_length=MAX_FILTER_CHARS)]
 
 
+class HealthQuery(BaseModel):
+    """A client's challenge: the answer proves the server holds the client's token."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    challenge: str | None = Field(
+        default=None,
+        pattern=r"^[A-Za-z0-9_-]{16,128}$",
+        description="16 to 128 random characters (letters, digits, - and _), new each time; "
+        "the answer's `proof` is HMAC-SHA256(token, 'vault-agent-health:' + challenge).",
+    )
+
+
 class HealthResponse(BaseModel):
     """Is the sidecar up, and can it answer? (No secrets, no paths: it needs no token.)"""
 
@@ -39,6 +52,12 @@ class HealthResponse(BaseModel):
     )
     version: str
     index: Literal["ready", "unavailable"]
+    proof: str | None = Field(
+        default=None,
+        description="With a `challenge`: HMAC-SHA256 of 'vault-agent-health:' + challenge, "
+        "keyed with the token, in lower-case hex. A client checks it before it sends the token: "
+        "another program on the port cannot compute it.",
+    )
 
 
 class SearchRequest(BaseModel):

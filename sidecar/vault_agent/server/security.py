@@ -16,6 +16,9 @@ browser and other local programs. In the order the middlewares run:
    ``invalid_token`` with ``WWW-Authenticate: Bearer``. Compared in constant time (SHA-256 of
    both sides, then ``hmac.compare_digest``, so not even the length leaks).
 
+``GET /v1/health?challenge=...`` proves the other way round that this server holds the token
+(`health_proof`): the plugin checks it before it sends the token anywhere.
+
 Every response also gets ``X-Content-Type-Options: nosniff`` and ``Cache-Control: no-store``
 (answers quote private notes; nothing should keep them).
 """
@@ -37,6 +40,8 @@ _ALLOWED_HOST = re.compile(r"(?:127\.0\.0\.1|localhost|\[::1\])(?::\d{1,5})?", r
 #: Request headers a preflight may ask for: the token, JSON bodies, SSE resumption.
 ALLOWED_REQUEST_HEADERS = "Authorization, Content-Type, Accept, Last-Event-ID"
 PREFLIGHT_MAX_AGE_S = 600
+#: What a health proof signs before the client's challenge (see `health_proof`).
+HEALTH_PROOF_PREFIX = "vault-agent-health:"
 
 
 @web.middleware
@@ -86,6 +91,15 @@ async def add_response_headers(request: web.Request, response: web.StreamRespons
     if origin in ALLOWED_ORIGINS:
         response.headers["Access-Control-Allow-Origin"] = origin
         response.headers["Vary"] = "Origin"
+
+
+def health_proof(token: str, challenge: str) -> str:
+    """What proves to a client that this server holds `token`: HMAC-SHA256 keyed with the
+    token over ``vault-agent-health:<challenge>``, in lower-case hex. The plugin computes the
+    same before it sends the token anywhere (plugin/src/client.ts), so another program that
+    took the port gets nothing; the answer reveals nothing of the token."""
+    message = f"{HEALTH_PROOF_PREFIX}{challenge}".encode()
+    return hmac.new(token.encode("utf-8", "replace"), message, hashlib.sha256).hexdigest()
 
 
 def token_matches(given: str, expected: str) -> bool:

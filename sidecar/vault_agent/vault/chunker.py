@@ -33,7 +33,7 @@ from vault_agent.vault.reading_text import reading_text
 
 HEADING_SEPARATOR = " > "
 #: Bump when what a chunk embeds changes: stored chunks record it, and another one is redone.
-CHUNKS_VERSION = 2
+CHUNKS_VERSION = 3
 #: Markdown longer than this many characters per unit of the chunk size (more than any script
 #: averages per token) is split without measuring it whole.
 _TOO_LONG_FACTOR = 16

@@ -85,6 +85,20 @@ def scan_markdown(body: str) -> MarkdownFacts:
     return facts
 
 
+def rendered_wikilinks(markdown: str) -> set[str]:
+    """Every ``[[...]]`` and ``![[...]]`` of `markdown` that renders as a link (not in code,
+    math or raw HTML), as written."""
+    found: set[str] = set()
+    pending = [token for token in _parsers()[0].parse(markdown) if token.children]
+    while pending:
+        for child in pending.pop().children or []:
+            if child.type == "wikilink":
+                found.add(f"{'!' if child.meta.get('embed') else ''}[[{child.content}]]")
+            elif child.children:  # an image's alt text
+                pending.append(child)
+    return found
+
+
 def parse_wikilink(inner: str, embed: bool) -> RawLink | None:
     """`Target#Sub|Display` (the text between the brackets) as a link; None if it is empty."""
     inner = inner.replace("\\|", "|")

@@ -16,6 +16,7 @@ from pydantic import BaseModel
 from vault_agent.agent.citations.documents import document_citation
 from vault_agent.index.store.protocol import VAULT_SOURCE
 from vault_agent.vault.files import is_pdf
+from vault_agent.vault.markdown import rendered_wikilinks
 from vault_agent.vault.pdf_note import page_of_heading, page_subpath
 
 WIKILINK = re.compile(r"(?P<embed>!?)\[\[(?P<inner>[^\[\]\n]+?)\]\]")
@@ -84,11 +85,18 @@ def note_title(file: str) -> str:
 
 
 def find_citations(text: str) -> list[Citation]:
-    """Every ``[[...]]`` and ``![[...]]`` in ``text``, except inside code."""
+    """Every ``[[...]]`` and ``![[...]]`` in ``text``, except inside code.
+
+    Code is what both `CODE` and a markdown parser say is code: the pattern alone misreads
+    escaped backticks (``\\`[[x]]\\` `` is a link), unbalanced ones, a fence indented four
+    spaces into a paragraph or one with a backtick in its info string, and a link the renderer
+    shows must never escape the check. Spelled the same, a link is checked everywhere."""
     code = [m.span() for m in CODE.finditer(text)]
+    live = rendered_wikilinks(text) if code else set()
     found: list[Citation] = []
     for match in WIKILINK.finditer(text):
-        if any(start <= match.start() < end for start, end in code):
+        in_code = any(start <= match.start() < end for start, end in code)
+        if in_code and match.group(0) not in live:
             continue
         inner = match.group("inner")
         link, _, display = inner.partition("|")

@@ -19,6 +19,7 @@ from ollama._client import _parse_host
 from pydantic import BaseModel, SecretStr
 
 from vault_agent.config import EmbeddingProtocol, ServerModel, Settings
+from vault_agent.local_http import shown_url
 
 OLLAMA_HOST_ENV = "OLLAMA_HOST"
 OPENAI_BASE_URL_ENV = "OPENAI_BASE_URL"
@@ -51,7 +52,7 @@ class EmbeddingEndpoint(BaseModel):
     def who(self) -> str:
         """The server and model, for messages: "Ollama at http://... (model bge-m3)"."""
         server = "Ollama" if self.protocol == "ollama" else "the OpenAI-compatible server"
-        return f"{server} at {self.url} (model {self.model})"
+        return f"{server} at {shown_url(self.url)} (model {self.model})"
 
 
 def endpoint_for(served: ServerModel, settings: Settings) -> EmbeddingEndpoint:

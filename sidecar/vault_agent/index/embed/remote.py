@@ -19,6 +19,11 @@ note is embedded, and an unreachable server is reported before a sync starts. Ve
 L2-normalised here (Ollama normalises, other servers need not): the extractive answerer takes
 dot products as cosines.
 
+An answer is read up to `ANSWER_BYTES` plus `TEXT_BYTES` per text asked (a 4,096-dimension
+vector is under 100 KB of JSON): a server whose answer never ends (data keeps arriving, so no
+read timeout fires) raises an `EmbeddingError`, not retried, instead of holding the index's
+opening or a sync forever while the answer fills memory.
+
 Synchronous httpx: the indexer and the searcher call embedders from worker threads, and one
 `httpx.Client` is safe to share between them.
 """
@@ -26,7 +31,7 @@ Synchronous httpx: the indexer and the searcher call embedders from worker threa
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import httpx
 import numpy as np
@@ -39,6 +44,7 @@ from vault_agent.config import ServerModel, Settings
 from vault_agent.http_errors import error_detail, parse_retry_after
 from vault_agent.index.embed.endpoint import EmbeddingEndpoint, endpoint_for
 from vault_agent.index.embed.errors import EmbeddingError
+from vault_agent.local_http import direct_if_local, shown_url
 from vault_agent.vault.chunker import approximate_tokens
 
 Vector = NDArray[np.float32]
@@ -52,6 +58,9 @@ PROBE_TEXT = "How many dimensions do your vectors have?"
 MAX_RETRY_AFTER_S = 30.0
 #: Characters of a server's error message quoted in ours.
 DETAIL_CHARS = 300
+#: An answer is read up to this many bytes, plus `TEXT_BYTES` per text of the batch.
+ANSWER_BYTES = 1 << 20
+TEXT_BYTES = 256 << 10
 
 log = logging.getLogger(__name__)
 
@@ -96,10 +105,13 @@ class RemoteEmbedder:
                 base_url=endpoint.url,
                 headers={"Authorization": f"Bearer {key}"} if key else {},
                 timeout=httpx.Timeout(timeout_s),
+                # A local server is dialled directly, whatever proxy the environment names.
+                **direct_if_local(endpoint.url),
+                event_hooks={"response": [self._limit_answer]},
             )
         except httpx.InvalidURL as error:
             raise EmbeddingError(
-                f"index.embedding_url {endpoint.url!r} is not a URL: {error}"
+                f"index.embedding_url {shown_url(endpoint.url)!r} is not a URL: {error}"
             ) from error
         self._backoff = wait_random_exponential(multiplier=backoff_s, max=max_backoff_s)
         self._retrying = Retrying(
@@ -173,7 +185,8 @@ class RemoteEmbedder:
             ) from error
         except httpx.UnsupportedProtocol as error:
             raise EmbeddingError(
-                f"index.embedding_url {self.endpoint.url!r} must start with http:// or https://"
+                f"index.embedding_url {shown_url(self.endpoint.url)!r} must start with http:// or "
+                "https://"
             ) from error
         except httpx.TransportError as error:  # the connection dropped mid-answer
             raise EmbeddingError(
@@ -211,6 +224,11 @@ class RemoteEmbedder:
         matrix = np.asarray(rows, dtype=np.float32)
         norms = np.linalg.norm(matrix, axis=1, keepdims=True)
         return list(matrix / np.where(norms > 0, norms, 1.0))
+
+    def _limit_answer(self, response: httpx.Response) -> None:
+        """Response hook (called before the body is read): reading it fails past the bound."""
+        limit = ANSWER_BYTES + TEXT_BYTES * self.batch_size
+        response.stream = _LimitedStream(response.stream, limit, self.endpoint.who)
 
     def _status_error(self, response: httpx.Response) -> EmbeddingError:
         status, who, model = response.status_code, self.endpoint.who, self.endpoint.model
@@ -253,6 +271,30 @@ class RemoteEmbedder:
         if isinstance(error, EmbeddingError) and error.retry_after is not None:
             return min(error.retry_after, MAX_RETRY_AFTER_S)
         return float(self._backoff(state))
+
+
+class _LimitedStream(httpx.SyncByteStream):
+    """A response body that raises an `EmbeddingError` past `limit` bytes."""
+
+    def __init__(self, inner: httpx.SyncByteStream | httpx.AsyncByteStream, limit: int, who: str):
+        if not isinstance(inner, httpx.SyncByteStream):  # never: the client is synchronous
+            raise TypeError("the embedding client reads synchronous responses only")
+        self._inner, self._limit, self._who = inner, limit, who
+
+    def __iter__(self) -> Iterator[bytes]:
+        read = 0
+        for chunk in self._inner:
+            read += len(chunk)
+            if read > self._limit:
+                raise EmbeddingError(
+                    f"{self._who} answered more than {self._limit / 1e6:.1f} MB without "
+                    "finishing, so reading was stopped: is index.embedding_url an embedding "
+                    "server?"
+                )
+            yield chunk
+
+    def close(self) -> None:
+        self._inner.close()
 
 
 def _index(item: _OpenAIEmbedding) -> int:

@@ -41,6 +41,7 @@ from vault_agent.index.store.protocol import (
     dense_vector_name,
 )
 from vault_agent.index.store.qdrant import QdrantStore, stored_hits
+from vault_agent.local_http import direct_if_local, shown_url
 
 log = logging.getLogger(__name__)
 
@@ -74,7 +75,8 @@ class ServerStore(QdrantStore[m.Filter]):
     ) -> None:
         self.client = client
         self.collection = collection
-        self.url = url or "the in-process Qdrant"
+        self.url = shown_url(url) if url else "the in-process Qdrant"
+        """The server, as messages name it (no password or query)."""
         self.dim = dim
         self.dense = dense_vector_name(dim)
         self._closed = False
@@ -104,14 +106,14 @@ class ServerStore(QdrantStore[m.Filter]):
             # Without a scheme qdrant-client guesses one (https only when there is an API
             # key), which makes the same URL mean two things.
             raise StoreError(
-                f"invalid Qdrant URL {url!r}: it must start with http:// or https:// "
+                f"invalid Qdrant URL {shown_url(url)!r}: it must start with http:// or https:// "
                 "(e.g. http://localhost:6333)"
             )
         tls: dict[str, Any] = {}
         if ca_cert is not None:
             if scheme != "https":
                 raise StoreError(
-                    f"store.ca_cert is set but the Qdrant URL {url} is plain http: "
+                    f"store.ca_cert is set but the Qdrant URL {shown_url(url)} is plain http: "
                     "use https:// (or unset store.ca_cert)"
                 )
             # qdrant-client hands unknown keyword arguments to httpx.Client; httpx 0.28 takes
@@ -128,10 +130,12 @@ class ServerStore(QdrantStore[m.Filter]):
                 # Its version check runs in a background thread and only warns; the first
                 # real request below reports an unreachable server properly.
                 check_compatibility=False,
+                # A local Qdrant is dialled directly, whatever proxy the environment names.
+                **direct_if_local(url),
                 **tls,
             )
         except ValueError as exc:  # bad scheme, url plus host, ...
-            raise StoreError(f"invalid Qdrant URL {url!r}: {exc}") from exc
+            raise StoreError(f"invalid Qdrant URL {shown_url(url)!r}: {exc}") from exc
         try:
             return cls(
                 client, collection, url=url, dim=dim, replace_other_model=replace_other_model
