@@ -269,6 +269,8 @@ CHANGELOG = {
     "v1.3.0.md": "## Export\n- Export to PDF now embeds the fonts of the note.\n",
     "v1.10.0.md": "## Export\n- Export to PDF now adds a table of contents.\n",
     "v1.9.0.md": "## Sync\n- Sync now retries when the connection drops.\n",
+    "v1.4.0.md": "## Canvas\n- Introducing Canvas: lay your notes out on an infinite board.\n",
+    "v1.6.0.md": "## Canvas\n- Canvas boards now arrive with coloured cards.\n",
     "Guides/Export.md": "# Export\n\nExport to PDF from the File menu: pick the pages, the "
     "paper size and the margins.\n",
     "Daily/2026-01-05.md": "Tidied the garden shed and oiled the hinges.\n",
@@ -325,6 +327,15 @@ async def test_a_when_question_is_answered_by_the_sentence_that_dates_it(
     first, second = done.answer.splitlines()[:2]
     assert first == "This shipped in 7.11.0. [[Guides/Sorting#Random sorting]]", done.answer
     assert second.startswith("Your queries can sort the tasks they find randomly.")
+
+
+async def test_a_release_question_is_answered_by_the_first_release_that_tells_of_it(
+    changelog: VaultIndex,
+) -> None:
+    question = "In which release did the Canvas board arrive?"
+    done = done_of(await ask(changelog, ExtractiveAnswerer(), question))
+    # v1.6.0 reads closer ("arrives"), but only improved what v1.4.0 introduced.
+    assert done.answer.splitlines()[0].endswith("[[v1.4.0#Canvas]]"), done.answer
 
 
 async def test_a_property_answers_when_the_question_asks_for_it(changelog: VaultIndex) -> None:

@@ -47,6 +47,10 @@ SECOND_WITHIN = 0.06
 DATED_BELOW_BEST = 0.25
 #: ...and the dated units within this of the best dated one are ordered by date.
 DATED_WITHIN = 0.08
+#: ...and for a question asking in which release something came, the releases within this of
+#: the closest one: the release introducing a feature ("Introducing Canvas") reads further
+#: from the question than the later ones that changed it, in the question's own words.
+INTRODUCED_WITHIN = 0.15
 #: A unit below the best by more than this does not bear on the question.
 FLOOR_BELOW_BEST = 0.18
 #: Nor does one under this cosine, whatever the best.
@@ -142,6 +146,14 @@ def _answer_first(quotes: list[Quote], kept: list[Quote], plan: SearchPlan) -> l
             ordered = _in_order(quotes, kept[0].score, when, plan.order)
             if ordered is not None:
                 return [ordered]
+    if plan.when:
+        # "In which release did X arrive?" over a changelog: the first release that speaks
+        # of it introduced it; later ones that mention it again only changed it.
+        introduced = _in_order(
+            quotes, kept[0].score, _when_versioned, "oldest", INTRODUCED_WITHIN
+        )
+        if introduced is not None:
+            return [introduced]
     worthy = [quote for quote in kept if _says_something(quote.unit)] or kept
     # A question in the notes (a FAQ's) is answered by what follows it, not by itself.
     answered = [_answered(quote, quotes) for quote in worthy]
@@ -193,7 +205,11 @@ def _fitting_lead(quotes: list[Quote], best: Quote, plan: SearchPlan) -> Quote |
 
 
 def _in_order(
-    quotes: list[Quote], best: float, when: Callable[[Quote], Any], order: str
+    quotes: list[Quote],
+    best: float,
+    when: Callable[[Quote], Any],
+    order: str,
+    within: float = DATED_WITHIN,
 ) -> Quote | None:
     """The newest (oldest) of the quotes `when` places in time that bear on the question
     about as well as the best of them does; None when `when` places none."""
@@ -205,7 +221,7 @@ def _in_order(
     ]
     if not placed:
         return None
-    close = max(quote.score for quote in placed) - DATED_WITHIN
+    close = max(quote.score for quote in placed) - within
     placed = [quote for quote in placed if quote.score >= close]
     if order == "newest":
         return max(placed, key=lambda q: (when(q), q.score))
