@@ -149,9 +149,7 @@ def _answer_first(quotes: list[Quote], kept: list[Quote], plan: SearchPlan) -> l
     if plan.when:
         # "In which release did X arrive?" over a changelog: the first release that speaks
         # of it introduced it; later ones that mention it again only changed it.
-        introduced = _in_order(
-            quotes, kept[0].score, _when_versioned, "oldest", INTRODUCED_WITHIN
-        )
+        introduced = _in_order(quotes, kept[0].score, _when_versioned, "oldest", INTRODUCED_WITHIN)
         if introduced is not None:
             return [introduced]
     worthy = [quote for quote in kept if _says_something(quote.unit)] or kept
