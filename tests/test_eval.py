@@ -258,6 +258,17 @@ def test_a_date_no_note_has_is_missing_and_one_a_note_has_is_not(agent_index: Va
     assert retrieve("Notes from 10 November 2026?").confidence.missing_names == ()
 
 
+def test_a_question_naming_the_day_of_a_note_found_is_about_that_note(
+    agent_index: VaultIndex,
+) -> None:
+    # Vague words, but the day is a daily note's (its name, not its text): it asks about it.
+    day = agent_index.searcher.retrieve("Anything worth remembering from 3 November 2026?")
+    assert day.passages[0].hit.file == "Daily/2026-11-03.md"
+    assert day.confidence.names_note and not day.confidence.low
+    # The same words without a day name no note.
+    assert not agent_index.searcher.retrieve("Anything worth remembering?").confidence.names_note
+
+
 # -- boosts on the example vault ----------------------------------------------------------------
 
 

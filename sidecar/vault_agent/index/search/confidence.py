@@ -74,7 +74,8 @@ class Confidence:
     missing_names: tuple[str, ...] = ()
     calibration: Calibration = MINILM
     names_note: bool = False
-    """The query names a note found near the top (its title or an alias, two words or more)."""
+    """The query names a note found near the top: its title or an alias (two words or more),
+    or the day it records (a daily note, a note titled with its date)."""
 
     @property
     def low(self) -> bool:

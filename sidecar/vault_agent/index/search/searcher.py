@@ -175,6 +175,13 @@ class Searcher:
             self.titles.boost(query_terms, passage.chunk) >= PHRASE_BOOST
             for passage in passages[:NAMED_RANKS]
         )
+        # So does one naming the day of a note found first ("who did I meet on 12 September
+        # 2023?"): a journal's day is in its name, not in the words of its text.
+        days = QueryHints(dates=written.dates)
+        names_day = bool(days) and any(
+            days.matches(passage.chunk) for passage in passages[:NAMED_RANKS]
+        )
+        names_note = names_note or names_day
         confidence = Confidence(ranked.top_cosine, missing, calibration, names_note)
         return Retrieval(passages, confidence)
 
