@@ -20,6 +20,7 @@ from vault_agent.agent.citations.links import (
 from vault_agent.agent.events import ToolCallEvent, ToolResultEvent
 from vault_agent.agent.extractive import DISCLAIMER, NOT_COVERED, UNSURE, ExtractiveAnswerer
 from vault_agent.agent.extractive.compose import compose
+from vault_agent.agent.extractive.plan import plan
 from vault_agent.agent.extractive.scoring import Quote
 from vault_agent.agent.extractive.units import Unit, split_units
 from vault_agent.agent.prompts import ActiveNote
@@ -29,6 +30,7 @@ from vault_agent.config import LlmSettings, Settings
 from vault_agent.index.embed.bm25 import Bm25Encoder
 from vault_agent.index.embed.choose import TextModels
 from vault_agent.index.embed.minilm import MiniLmEmbedder
+from vault_agent.index.embed.terms import Analyzer
 from vault_agent.index.vault_index import VaultIndex
 from vault_agent.llm.ollama import OllamaModel
 from vault_agent.llm.registry import select_model
@@ -449,3 +451,22 @@ def _free_port() -> int:
         sock.bind(("127.0.0.1", 0))
         port: int = sock.getsockname()[1]
         return port
+
+
+@pytest.mark.parametrize(
+    ("question", "when"),
+    [
+        ("When did I last feed the starter?", True),
+        ("When's the garden committee meeting?", True),
+        ("The Canvas board was released when?", True),
+        ("In which release did Bases show up?", True),
+        ("Seit wann gibt es Lesezeichen?", True),
+        ("什么时候添加了书签?", True),
+        # "when" before its subject sets a condition: the question asks something else.
+        ("When I use Dataview format, does Tasks read the frontmatter?", False),
+        ("What happens when a reading fails validation?", False),
+    ],
+)
+def test_a_question_asks_when_only_with_when_before_a_verb(question: str, when: bool) -> None:
+    request = AgentRequest(question=question)
+    assert plan(request, "", Analyzer("en")).when is when

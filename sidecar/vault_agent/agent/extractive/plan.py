@@ -46,8 +46,12 @@ _QUANTITY = re.compile(
     re.IGNORECASE,
 )
 # Questions asking when (or in which release): the answer names a date, a year or a version.
+# "When" asks only before a verb ("when did...", "...released when?"); before its subject it
+# sets a condition ("when I use Dataview, does it...?", "what happens when...").
 _WHEN = re.compile(
-    r"\b(?:when|since (?:when|which)|(?:what|which) (?:years?|dates?|days?|versions?|releases?|"
+    r"\bwhen(?:'s|'d|\s+(?:did|do|does|was|were|is|are|will|would|can|could|should|has|have|"
+    r"had|might|must)\b|\s*[?.!]|\s*$)|"
+    r"\b(?:since (?:when|which)|(?:what|which) (?:years?|dates?|days?|versions?|releases?|"
     r"updates?)|in (?:which|what) (?:year|version|release|update)|wann|seit wann|"
     r"welche[rmns]? version|quand|depuis quand|quelle version|cu[aá]ndo|desde cu[aá]ndo|"
     r"qu[eé] versi[oó]n|когда|с какой версии|в какой версии)\b|"
