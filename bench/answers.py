@@ -53,7 +53,7 @@ VAULTS = {"examples/vault": REPO / "examples" / "vault"}
 SHARED_VAULTS = REPO.parent / "shared" / "data" / "vaults"
 #: The answer's quotes: lines that end in a citation, before "More from your notes".
 _MORE = "**More from your notes**"
-_MARKUP = re.compile(r"\[\[[^\]]*\]\]|\*\*|[`_\"]")
+_MARKUP = re.compile(r"\[\[[^\]]*\]\]|\*\*|[`_\"*\[\]]")
 _DATE_PREFIX = re.compile(r"^\d{4}-\d{2}-\d{2}: ")
 
 

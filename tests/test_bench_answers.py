@@ -1,0 +1,22 @@
+"""How bench/answers.py decides that an answer opens with its evidence."""
+
+from __future__ import annotations
+
+from bench.answers import _evidence_first
+
+
+def test_the_evidence_must_be_in_one_of_the_first_two_quotes() -> None:
+    answer = (
+        "Feed it twice a day. [[Starter#Feeding]]\n"
+        "Keep it in the fridge. [[Starter#Storage]]\n"
+        "Discard half before feeding. [[Starter#Feeding]]\n"
+    )
+    assert _evidence_first(answer, ["Keep it in the fridge."])
+    assert not _evidence_first(answer, ["Discard half before feeding."])
+
+
+def test_markup_and_a_link_cut_short_in_the_evidence_are_read_as_text() -> None:
+    # The note writes a link around "are not supported"; the evidence line kept its brackets.
+    answer = "Custom status bar items are **not** supported on mobile. [[Status bar]]\n"
+    assert _evidence_first(answer, ["Custom status bar items [are **not** supported]"])
+    assert not _evidence_first(answer, ["Status bar items are supported on desktop"])
