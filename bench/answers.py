@@ -136,8 +136,8 @@ async def score_file(path: Path, vault: Path | None = None) -> Totals:
     for question in questions:
         by_vault[question["vault"]].append(question)
     totals = Totals()
-    for vault, asked in by_vault.items():
-        root = VAULTS.get(vault, SHARED_VAULTS / vault)
+    for name, asked in by_vault.items():
+        root = VAULTS.get(name, SHARED_VAULTS / name)
         embedder, sparse = encoders_for(root)
         with tempfile.TemporaryDirectory(prefix="vault-agent-answers-") as scratch:
             index, _ = index_folder(root, Path(scratch), embedder, sparse)
