@@ -19,7 +19,7 @@ from typing import Any
 from vault_agent.agent.citations.links import NoteRef
 from vault_agent.agent.extractive.compose import NOTHING, absent, compose
 from vault_agent.agent.extractive.plan import SearchPlan
-from vault_agent.agent.extractive.scoring import NUMBER, Quote, note_ref, scored
+from vault_agent.agent.extractive.scoring import Quote, holds_amount, note_ref, scored
 from vault_agent.agent.extractive.units import Unit
 from vault_agent.agent.reader import ToolsContext
 from vault_agent.agent.tools import EARLIEST_DAY
@@ -105,7 +105,7 @@ def answer(plan: SearchPlan, context: ToolsContext) -> Answer:
     pointed = plan.pointed or found.confidence.names_note
     if not kept or (kept[0].score < calibration.sentence_floor and not pointed):
         return Answer(absent(closest), closest, plan.query, len(passages))
-    if plan.quantity and not plan.pointed and not any(NUMBER.search(q.unit.text) for q in kept):
+    if plan.quantity and not plan.pointed and not any(holds_amount(q.unit.text) for q in kept):
         # Asked for an amount, and no passage that bears on it holds a number.
         return Answer(absent(closest), closest, plan.query, len(passages))
     first = _answer_first(quotes, kept, plan)

@@ -56,7 +56,7 @@ NOTE_RANK_WEIGHT = 0.04
 #: Units scored with the embedder: the best by shared terms and passage rank.
 SCORED_UNITS = 24
 _ISO_DATE = re.compile(r"\b(\d{4}-\d{2}-\d{2})\b")
-NUMBER = re.compile(r"\d")
+_DIGIT = re.compile(r"\d")
 _EXACT = re.compile(r"\d|\w[._]\w")
 _VERSION = re.compile(r"\bv?(\d+(?:\.\d+)+)\b", re.IGNORECASE)
 _TIME = re.compile(r"\b(?:1[89]|20)\d\d\b|\bv?\d+\.\d+\b", re.IGNORECASE)
@@ -213,9 +213,15 @@ class _Candidate:
 def _fits(plan: SearchPlan, text: str, placed: bool = False) -> bool:
     """True when `text` holds what the question asks for: a number for an amount; for a time,
     a date, a year or a version, or it is `placed` (its note is dated or named by a version)."""
-    if plan.quantity and NUMBER.search(text):
+    if plan.quantity and holds_amount(text):
         return True
     return plan.when and (placed or bool(_TIME.search(text)))
+
+
+def holds_amount(text: str) -> bool:
+    """True when `text` writes a number other than a calendar date: "published: 2021-04-15"
+    says when, not how much."""
+    return bool(_DIGIT.search(_ISO_DATE.sub(" ", text)))
 
 
 def _asked_for(unit: Unit, plan: SearchPlan, of_named_note: bool) -> bool:
