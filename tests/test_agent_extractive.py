@@ -277,7 +277,8 @@ CHANGELOG = {
     "paper size and the margins.\n",
     "Daily/2026-01-05.md": "Tidied the garden shed and oiled the hinges.\n",
     "Plans.md": "# Plans\n\nThe Pro plan adds sync and publishing to the app. "
-    "Pro is billed to the account owner, who can cancel it from the account page.\n",
+    "Pro is billed to the account owner since 2024-01-10, who can cancel it from the account "
+    "page.\n",
     "Films/Blade Runner.md": "---\ncategories: [Movies]\ndirector: Ridley Scott\nyear: 1982\n"
     "last: 2023-09-14\n---\n",
     "People/Steph.md": "---\ncreated: 2023-09-12\norg: Obsidian\n---\nMet at the 2023 meetup.\n",
@@ -370,6 +371,7 @@ async def test_a_question_in_the_notes_is_answered_by_what_follows_it(
 
 
 async def test_an_amount_the_notes_never_state_is_not_covered(changelog: VaultIndex) -> None:
+    # The note's one number is a date: it says when, not how much.
     done = done_of(await ask(changelog, ExtractiveAnswerer(), "How much does the Pro plan cost?"))
     assert done.answer.startswith(NOT_COVERED), done.answer
     # Asked what it is, the same note answers.
