@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-MODEL = "nomic-embed-text"
+MODEL = "bge-m3"
 #: Words too common to say what a text is about (with every word under four letters).
 STOP_WORDS = frozenset(
     {"about", "after", "before", "from", "have", "should", "that", "their", "there", "this"}

@@ -30,6 +30,7 @@ from vault_agent.index.embed.choose import choose
 from vault_agent.index.embed.endpoint import EmbeddingEndpoint, endpoint_for
 from vault_agent.index.embed.errors import EmbeddingError
 from vault_agent.index.embed.remote import PROBE_TEXT, RemoteEmbedder
+from vault_agent.index.embed.task_prefixes import SEARCH_INSTRUCTION, prefixes_for
 from vault_agent.index.store.protocol import SearchFilter
 from vault_agent.index.vault_index import VaultIndex
 
@@ -143,8 +144,10 @@ def test_a_server_that_keeps_failing_gives_up_with_its_message(
 
 
 def test_a_missing_model_says_how_to_pull_it(fake: FakeEmbeddingServer) -> None:
-    missing = EmbeddingEndpoint(protocol="ollama", model="bge-m3", url=fake.url)
-    with pytest.raises(EmbeddingError, match=r"bge-m3.*not found.*ollama pull bge-m3"):
+    missing = EmbeddingEndpoint(protocol="ollama", model="mxbai-embed-large", url=fake.url)
+    with pytest.raises(
+        EmbeddingError, match=r"mxbai-embed-large.*not found.*ollama pull mxbai-embed-large"
+    ):
         RemoteEmbedder(missing, backoff_s=0.01)
     assert len(fake.requests) == 1  # a 404 is not retried
 
@@ -393,3 +396,47 @@ async def test_the_server_reports_an_unreachable_embedding_server_in_its_index_s
         ) as response:
             assert response.status == 503
             assert url in (await response.json())["error"]["message"]
+
+
+@pytest.mark.parametrize(
+    ("model", "query", "document"),
+    [
+        ("nomic-embed-text:v1.5", "search_query: ", "search_document: "),
+        ("intfloat/multilingual-e5-small", "query: ", "passage: "),
+        ("mxbai-embed-large", SEARCH_INSTRUCTION, ""),
+        ("bge-m3", "", ""),
+    ],
+)
+def test_a_served_model_gets_the_prefixes_its_card_documents(
+    model: str, query: str, document: str
+) -> None:
+    with FakeEmbeddingServer(dim=64, model=model) as fake:
+        embedder = RemoteEmbedder(EmbeddingEndpoint(protocol="ollama", model=model, url=fake.url))
+        try:
+            embedder.embed_documents(["Feed the starter twice a day."])
+            embedder.embed_query("How often do I feed it?")
+        finally:
+            embedder.close()
+    assert fake.batches[1:] == [
+        [f"{document}Feed the starter twice a day."],
+        [f"{query}How often do I feed it?"],
+    ]
+    # Vectors made with prefixes are other vectors: the model id chunks record says so.
+    assert (embedder.model_name == f"ollama:{model}") is (not query and not document)
+
+
+def test_the_prefix_settings_win_and_a_change_re_embeds(
+    fake: FakeEmbeddingServer, vault: Path
+) -> None:
+    own = served(vault, fake.url, embedding_query_prefix="Q: ", embedding_document_prefix="")
+    model = server_model(f"ollama:{MODEL}")
+    assert model is not None
+    embedder = RemoteEmbedder.from_settings(model, own)
+    try:
+        embedder.embed_documents(["Feed the starter."])
+        embedder.embed_query("Feeding?")
+    finally:
+        embedder.close()
+    assert fake.batches[-2:] == [["Feed the starter."], ["Q: Feeding?"]]
+    unprefixed = prefixes_for(MODEL)
+    assert embedder.model_name != f"ollama:{MODEL}{unprefixed.tag}"

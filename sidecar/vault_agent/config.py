@@ -148,6 +148,19 @@ class IndexSettings(BaseModel):
         description="Bearer key for the embedding server. Unset: llm.api_key when llm.profile "
         "is openai, else OPENAI_API_KEY (openai: models only).",
     )
+    embedding_query_prefix: str | None = Field(
+        default=None,
+        description="Written before each question a served model embeds. Unset: what the "
+        "model's card documents for its family (nomic-embed-text 'search_query: ', E5 "
+        "'query: ', mxbai/arctic/BGE v1.5 their search instruction), else none; '' for none. "
+        "Changing it re-embeds the vault once.",
+    )
+    embedding_document_prefix: str | None = Field(
+        default=None,
+        description="Written before each passage a served model embeds. Unset: the model "
+        "family's (nomic-embed-text 'search_document: ', E5 'passage: '), else none; '' for "
+        "none. Changing it re-embeds the vault once.",
+    )
     embedding_timeout_s: float = Field(
         default=60.0,
         gt=0,

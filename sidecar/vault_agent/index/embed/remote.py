@@ -44,6 +44,7 @@ from vault_agent.config import ServerModel, Settings
 from vault_agent.http_errors import error_detail, parse_retry_after
 from vault_agent.index.embed.endpoint import EmbeddingEndpoint, endpoint_for
 from vault_agent.index.embed.errors import EmbeddingError
+from vault_agent.index.embed.task_prefixes import TaskPrefixes, prefixes_for
 from vault_agent.local_http import direct_if_local, shown_url
 from vault_agent.vault.chunker import approximate_tokens
 
@@ -87,6 +88,7 @@ class RemoteEmbedder:
         self,
         endpoint: EmbeddingEndpoint,
         *,
+        prefixes: TaskPrefixes | None = None,
         batch_size: int = 16,
         timeout_s: float = 60.0,
         max_retries: int = 3,
@@ -95,7 +97,8 @@ class RemoteEmbedder:
     ) -> None:
         """Connect and probe: raises `EmbeddingError` when the server can't embed."""
         self.endpoint = endpoint
-        self.model_name = endpoint.model_name
+        self.prefixes = prefixes or prefixes_for(endpoint.model)
+        self.model_name = endpoint.model_name + self.prefixes.tag
         self.batch_size = batch_size
         self.timeout_s = timeout_s
         self._path = "api/embed" if endpoint.protocol == "ollama" else "embeddings"
@@ -135,6 +138,9 @@ class RemoteEmbedder:
         index = settings.index
         return cls(
             endpoint_for(served, settings),
+            prefixes=prefixes_for(
+                served.model, index.embedding_query_prefix, index.embedding_document_prefix
+            ),
             batch_size=index.embed_batch_size,
             timeout_s=index.embedding_timeout_s,
             max_retries=index.embedding_max_retries,
@@ -147,14 +153,15 @@ class RemoteEmbedder:
 
     def embed_documents(self, texts: Sequence[str]) -> list[Vector]:
         """Embed passages, in input order, `batch_size` texts per request."""
+        written = [self.prefixes.document + text for text in texts]
         vectors: list[Vector] = []
-        for start in range(0, len(texts), self.batch_size):
-            vectors += self._embed_batch(list(texts[start : start + self.batch_size]))
+        for start in range(0, len(written), self.batch_size):
+            vectors += self._embed_batch(written[start : start + self.batch_size])
         return vectors
 
     def embed_query(self, text: str) -> Vector:
-        """Embed one query (no prefix: the served model is asked as it is configured)."""
-        return self._embed_batch([text])[0]
+        """Embed one query, after the query prefix its model wants (`task_prefixes.py`)."""
+        return self._embed_batch([self.prefixes.query + text])[0]
 
     def close(self) -> None:
         """Close the connection pool."""
