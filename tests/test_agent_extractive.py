@@ -355,6 +355,16 @@ async def test_a_property_answers_when_the_question_asks_for_it(changelog: Vault
     assert first.endswith("[[Films/Blade Runner]]") and not first.startswith(NOT_COVERED)
 
 
+async def test_a_note_named_and_asked_something_more_is_not_answered_by_its_properties(
+    changelog: VaultIndex,
+) -> None:
+    question = "What is the most famous line of dialogue in Blade Runner?"
+    done = done_of(await ask(changelog, ExtractiveAnswerer(), question))
+    # The note holds its director, year and categories: none says anything of dialogue.
+    for line in ("categories: Movies", "director: Ridley Scott", "year: 1982"):
+        assert line not in done.answer, done.answer
+
+
 async def test_the_date_a_note_was_written_answers_no_other_when(changelog: VaultIndex) -> None:
     done = done_of(await ask(changelog, ExtractiveAnswerer(), "When is Steph's birthday?"))
     assert "created: 2023-09-12" not in done.answer, done.answer

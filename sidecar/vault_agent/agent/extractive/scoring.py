@@ -97,12 +97,17 @@ def scored(
     wanted = set(analyzer.subject_terms(" ".join(plan.queries), query=True))
     asked_terms = analyzer.terms(plan.question, query=True)
     question_terms = set(asked_terms)
-    # A note the question names by its title ("what did I think of Blade Runner?") is asked
-    # about whole: any of its properties may answer.
+    # A note the question names by its title, and asks nothing more of ("what did I think of
+    # Blade Runner?"), is asked about whole: any of its properties may answer. One asked
+    # something more ("the right way to say sorry, in Kevin Kelly's list?") is not: its
+    # `type: Authors` answers nothing.
+    own_terms = set(analyzer.subject_terms(plan.question, query=True))
     named_files = {
         passage.hit.file
         for passage in passages
         if context.searcher.titles.boost(asked_terms, passage.chunk) >= PHRASE_BOOST
+        and own_terms
+        <= set(analyzer.terms(" ".join([passage.chunk.title, *passage.chunk.aliases])))
     }
     shown = set(analyzer.terms(plan.selection)) if plan.selection else set()
     named_terms = {
