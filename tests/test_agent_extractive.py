@@ -286,6 +286,8 @@ CHANGELOG = {
     "Call addIcon() with the SVG:\n\n```ts\nthis.addIcon('dice', '<circle cx=\"50\" />');\n```\n",
     "Billing/FAQ.md": "# Billing FAQ\n\n**Can I get my money back for the Pro plan?**\n\nYes: "
     "every purchase is refunded in full within 7 days.\n",
+    "Recipes/Plum tart.md": "---\nlast: 2024-05-02\n---\n# Plum tart\n\n"
+    + "".join(f"- Bake step {n}: bake the tart shell for {n} minutes more.\n" for n in range(30)),
     "Guides/Sorting.md": "# Random sorting\n\nYour queries can sort the tasks they find "
     "randomly.\n\nThis shipped in 7.11.0.\n",
 }
@@ -353,6 +355,14 @@ async def test_a_property_answers_when_the_question_asks_for_it(changelog: Vault
     done = done_of(await ask(changelog, ExtractiveAnswerer(), "What about Blade Runner?"))
     first = done.answer.splitlines()[0]
     assert first.endswith("[[Films/Blade Runner]]") and not first.startswith(NOT_COVERED)
+
+
+async def test_a_property_the_question_names_is_weighed_among_many_close_sentences(
+    changelog: VaultIndex,
+) -> None:
+    # Thirty steps share the question's words ("bake", "tart"); the property answers it.
+    done = done_of(await ask(changelog, ExtractiveAnswerer(), "When did I last bake the tart?"))
+    assert done.answer.splitlines()[0] == "last: 2024-05-02 [[Recipes/Plum tart]]", done.answer
 
 
 async def test_a_note_named_and_asked_something_more_is_not_answered_by_its_properties(

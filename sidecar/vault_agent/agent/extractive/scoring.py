@@ -149,7 +149,8 @@ def scored(
         # A question naming a version or an identifier is answered from where it is named:
         # what v1.7 changed does not answer what v1.13.0 changed, however alike they read.
         candidates = [candidate for candidate in candidates if candidate.holds_exact]
-    candidates.sort(key=lambda candidate: -candidate.lexical)
+    # A property the question names ("when did I *last*...") is always weighed.
+    candidates.sort(key=lambda candidate: (not candidate.keyed, -candidate.lexical))
     candidates = candidates[:SCORED_UNITS]
     if not candidates:
         return []
