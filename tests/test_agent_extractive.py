@@ -502,6 +502,41 @@ def test_a_question_asks_when_only_with_when_before_a_verb(question: str, when: 
     assert plan(request, "", Analyzer("en")).when is when
 
 
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("Quando ho annaffiato le piante l'ultima volta?", "newest"),
+        ("Qual foi a primeira vez que usei o Canvas?", "oldest"),
+        ("Wanneer heb ik de tuin voor het laatst bewaterd?", "newest"),
+        ("Kiedy ostatnio karmiłem zakwas?", "newest"),
+        ("Ekşi mayayı en son ne zaman besledim?", "newest"),
+        ("스타터에 마지막으로 먹이를 준 게 언제야?", "newest"),
+        ("Quanti grammi di farina servono?", "quantity"),
+        ("Hoeveel kost het abonnement?", "quantity"),
+        ("Ile kosztuje subskrypcja?", "quantity"),
+        ("Come posso esportare una nota in PDF?", "how_to"),
+        ("Hoe kan ik een notitie exporteren?", "how_to"),
+        ("Notu nasıl dışa aktarırım?", "how_to"),
+        ("Em que versão apareceu o Canvas?", "when"),
+        ("Sinds wanneer bestaat Canvas?", "when"),
+        ("Chi è Maya?", None),
+        ("Wat is Canvas?", None),
+    ],
+)
+def test_what_a_question_asks_for_is_read_in_many_languages(
+    question: str, kind: str | None
+) -> None:
+    asked = plan(AgentRequest(question=question), "", Analyzer("en"))
+    found = {
+        "newest": asked.order == "newest",
+        "oldest": asked.order == "oldest",
+        "quantity": asked.quantity,
+        "how_to": asked.how_to,
+        "when": asked.when and asked.order is None,
+    }
+    assert [name for name, yes in found.items() if yes] == ([kind] if kind else [])
+
+
 async def test_a_question_about_a_selection_is_answered_by_what_the_selected_line_goes_on_to_say(
     changelog: VaultIndex,
 ) -> None:

@@ -8,11 +8,18 @@ dated note that bears on it, not the most similar one.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Literal
 
 from vault_agent.agent.citations.links import find_citations
+from vault_agent.agent.extractive.question_words import (
+    HOW_TO,
+    NEWEST,
+    OLDEST,
+    QUANTITY,
+    WHEN,
+    compiled,
+)
 from vault_agent.agent.request import AgentRequest
 from vault_agent.index.embed.terms import Analyzer
 
@@ -23,49 +30,11 @@ SELECTION_CHARS = 1_000
 
 DateOrder = Literal["newest", "oldest"] | None
 
-# Words that ask for the newest or the oldest dated note, in the languages the vaults use.
-_NEWEST = re.compile(
-    r"\b(?:last|latest|lately|most recent(?:ly)?|recent(?:ly)?|newest|previous|"
-    r"zuletzt|letzte[nmrs]?|neueste[nmrs]?|dernière?s?|récemment|último|última|recientemente|"
-    r"ultim[oa]|последн\w*|недавно)\b|最近|上次|最后|最後|前回|この前",
-    re.IGNORECASE,
-)
-_OLDEST = re.compile(
-    r"\b(?:first|earliest|initially|originally|erste[nmrs]?|zuerst|premier|première|"
-    r"primer[oa]?|primera vez|перв\w*)\b|第一次|最初|初めて",
-    re.IGNORECASE,
-)
-
-# Questions asking for an amount: how much/many/long/often, what size or temperature.
-_QUANTITY = re.compile(
-    r"\b(?:how (?:much|many|long|often|hot|cold|big|large|far|old|early|late|fast)|"
-    r"what(?:'s| is)? the (?:biggest|largest|maximum|max|minimum|min|smallest|size|limit|"
-    r"price|cost|temperature)|"
-    r"wie (?:viel|viele|lange|oft|gro(?:ß|ss)|hei(?:ß|ss))|combien|cu[aá]nt[oa]s?|"
-    r"сколько)\b|多少|多久|多长|几|どのくらい|何[個回分時日]|いくら",
-    re.IGNORECASE,
-)
-# Questions asking when (or in which release): the answer names a date, a year or a version.
-# "When" asks only before a verb ("when did...", "...released when?"); before its subject it
-# sets a condition ("when I use Dataview, does it...?", "what happens when...").
-_WHEN = re.compile(
-    r"\bwhen(?:'s|'d|\s+(?:did|do|does|was|were|is|are|will|would|can|could|should|has|have|"
-    r"had|might|must)\b|\s*[?.!]|\s*$)|"
-    r"\b(?:since (?:when|which)|(?:what|which) (?:years?|dates?|days?|versions?|releases?|"
-    r"updates?)|in (?:which|what) (?:year|version|release|update)|wann|seit wann|"
-    r"welche[rmns]? version|quand|depuis quand|quelle version|cu[aá]ndo|desde cu[aá]ndo|"
-    r"qu[eé] versi[oó]n|когда|с какой версии|в какой версии)\b|"
-    r"什么时候|何时|哪个版本|哪一版|いつ|どのバージョン",
-    re.IGNORECASE,
-)
-# Questions asking how to do something: steps or code answer them.
-_HOW_TO = re.compile(
-    r"\b(?:how (?:do|can|could|should|would) (?:i|you|we)|how to|what'?s the way to|"
-    r"wie (?:kann|mache|muss|soll|richte|füge|erstelle)|comment (?:puis-je|faire|créer|ajouter)|"
-    r"c[oó]mo (?:puedo|se|hago|creo|a[nñ]ado)|как (?:мне|можно|сделать|добавить|создать))\b|"
-    r"怎么|如何|怎样|どうやって|どうすれば|方法は",
-    re.IGNORECASE,
-)
+_NEWEST = compiled(NEWEST)
+_OLDEST = compiled(OLDEST)
+_QUANTITY = compiled(QUANTITY)
+_WHEN = compiled(WHEN)
+_HOW_TO = compiled(HOW_TO)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,95 @@
+"""The words that say what kind of answer a question wants, per language.
+
+Five kinds: the newest or the oldest dated note ("when did I *last*..."), an amount ("*how
+many*..."), a time or a release ("*when*...", "*in which version*..."), and steps ("*how do I*...").
+A table per language (the languages the multilingual encoder reads); each entry is a regular
+expression matched case-insensitively, as whole words for the languages written with
+spaces, anywhere for Chinese, Japanese and Korean.
+
+English "when" asks only before a verb ("when did...", "...released when?"): before its
+subject it sets a condition ("when I use Dataview, does it...?", "what happens when...").
+"""
+
+from __future__ import annotations
+
+import re
+
+_UNSPACED = "unspaced"
+
+NEWEST = {
+    "en": r"last|latest|lately|most recent(?:ly)?|recent(?:ly)?|newest|previous",
+    "de": r"zuletzt|letzte[nmrs]?|neueste[nmrs]?|kürzlich",
+    "fr": r"dernière?s?|récemment|plus récente?s?",
+    "es": r"último|última|recientemente|más recientes?",
+    "it": r"ultim[oaie]|recentemente|più recenti?",
+    "pt": r"últim[oa]s?|recentemente|mais recentes?",
+    "nl": r"laatst(?:e)?|recent(?:elijk)?|meest recente",
+    "pl": r"ostatni\w*|ostatnio|najnowsz\w*",
+    "tr": r"en son|son kez|en yeni",
+    "ru": r"последн\w*|недавно",
+    _UNSPACED: r"最近|上次|最后|最後|前回|この前|마지막|최근",
+}
+OLDEST = {
+    "en": r"first|earliest|initially|originally",
+    "de": r"erste[nmrs]?|zuerst",
+    "fr": r"premier|première",
+    "es": r"primer[oa]?|primera vez",
+    "it": r"prim[oa] volta|per la prima",
+    "pt": r"primeir[oa]s?",
+    "nl": r"eerste",
+    "pl": r"pierwsz\w*",
+    "tr": r"ilk",
+    "ru": r"перв\w*",
+    _UNSPACED: r"第一次|最初|初めて|처음|최초",
+}
+QUANTITY = {
+    "en": r"how (?:much|many|long|often|hot|cold|big|large|far|old|early|late|fast)|"
+    r"what(?:'s| is)? the (?:biggest|largest|maximum|max|minimum|min|smallest|size|limit|"
+    r"price|cost|temperature)",
+    "de": r"wie (?:viel|viele|lange|oft|gro(?:ß|ss)|hei(?:ß|ss))",
+    "fr": r"combien",
+    "es": r"cu[aá]nt[oa]s?",
+    "it": r"quant[oaie]|quanto tempo",
+    "pt": r"quant[oa]s?|quanto tempo",
+    "nl": r"hoeveel|hoe (?:lang|vaak|groot)",
+    "pl": r"ile|jak (?:długo|często|duż\w*)",
+    "tr": r"kaç|ne kadar",
+    "ru": r"сколько",
+    _UNSPACED: r"多少|多久|多长|几|どのくらい|何[個回分時日]|いくら|얼마나|몇",
+}
+WHEN = {
+    "en": r"when(?:'s|'d|\s+(?:did|do|does|was|were|is|are|will|would|can|could|should|has|"
+    r"have|had|might|must)\b|\s*[?.!]|\s*$)|since (?:when|which)|(?:what|which) (?:years?|"
+    r"dates?|days?|versions?|releases?|updates?)|in (?:which|what) (?:year|version|release|"
+    r"update)",
+    "de": r"wann|seit wann|welche[rmns]? version",
+    "fr": r"quand|depuis quand|quelle version",
+    "es": r"cu[aá]ndo|desde cu[aá]ndo|qu[eé] versi[oó]n",
+    "it": r"quando|da quando|quale versione",
+    "pt": r"quando|desde quando|qual vers[aã]o|em que vers[aã]o",
+    "nl": r"wanneer|sinds wanneer|welke versie",
+    "pl": r"kiedy|od kiedy|któr\w+ wersj\w+",
+    "tr": r"ne zaman|hangi sürüm",
+    "ru": r"когда|с какой версии|в какой версии",
+    _UNSPACED: r"什么时候|何时|哪个版本|哪一版|いつ|どのバージョン|언제|어느 버전",
+}
+HOW_TO = {
+    "en": r"how (?:do|can|could|should|would) (?:i|you|we)|how to|what'?s the way to",
+    "de": r"wie (?:kann|mache|muss|soll|richte|füge|erstelle)",
+    "fr": r"comment (?:puis-je|faire|créer|ajouter)",
+    "es": r"c[oó]mo (?:puedo|se|hago|creo|a[nñ]ado)",
+    "it": r"come (?:posso|faccio|si)",
+    "pt": r"como (?:posso|faço|fa[cç]o|crio|adiciono)",
+    "nl": r"hoe (?:kan|moet|maak|voeg|stel)",
+    "pl": r"jak (?:mogę|zrobić|dodać|ustawić|utworzyć)",
+    "tr": r"nasıl",
+    "ru": r"как (?:мне|можно|сделать|добавить|создать)",
+    _UNSPACED: r"怎么|如何|怎样|どうやって|どうすれば|方法は|어떻게|방법",
+}
+
+
+def compiled(table: dict[str, str]) -> re.Pattern[str]:
+    """One case-insensitive pattern matching any language's entry of `table` (a spaced
+    language's as whole words: no letter or digit right before or after it)."""
+    spaced = "|".join(pattern for language, pattern in table.items() if language != _UNSPACED)
+    return re.compile(rf"(?<!\w)(?:{spaced})(?!\w)|{table[_UNSPACED]}", re.IGNORECASE)
