@@ -175,6 +175,17 @@ def test_cache_keeps_queries_apart_from_documents(tmp_path: Path) -> None:
         ("Why doesn't #1984 show up, see [[Tags#Valid]] or page#top", set(), set()),
         ("on 31 February", set(), {"*-02-31"}),
         ("on 45 March", set(), set()),
+        # The day named in the question's own language (month names from ICU's CLDR data).
+        ("Was habe ich am 5. November 2026 gemacht?", set(), {"2026-11-05"}),
+        ("Qu'ai-je noté le 12 févr. ?", set(), {"*-02-12"}),
+        ("¿Qué hice el 5 de noviembre de 2026?", set(), {"2026-11-05"}),
+        ("Cosa ho fatto il 3 settembre?", set(), {"*-09-03"}),
+        ("Что я делал 5 марта 2026 г.?", set(), {"2026-03-05"}),
+        ("Co robiłem 5 marca?", set(), {"*-03-05"}),
+        ("我2026年11月5日做了什么？", set(), {"2026-11-05"}),
+        ("11月5日に何をした？", set(), {"*-11-05"}),
+        ("2026년 11월 5일에 뭐 했어?", set(), {"2026-11-05"}),
+        ("Version 1.5 came out in May", set(), set()),
     ],
 )
 def test_query_hints_read_tags_and_dates(query: str, tags: set[str], dates: set[str]) -> None:
@@ -276,6 +287,11 @@ def test_date_in_the_query_puts_that_daily_note_first(agent_index: VaultIndex) -
     searcher = agent_index.searcher
     query = "What did I do on 2 November 2026?"
     assert searcher.search(query, limit=3)[0].file == "Daily/2026-11-02.md"
+    # Asked in German or in Chinese, the day is the same.
+    assert searcher.search("Was habe ich am 2. November 2026 gemacht?")[0].file == (
+        "Daily/2026-11-02.md"
+    )
+    assert searcher.search("我2026年11月2日做了什么？")[0].file == "Daily/2026-11-02.md"
     plain = searcher.with_options(boosts=False)
     assert plain.search(query, limit=3)[0].file != "Daily/2026-11-02.md"
 

@@ -10,23 +10,22 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cache
 
+from vault_agent.index.search.month_names import month_names
 from vault_agent.index.store.protocol import ChunkPayload
 
-_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
-_MONTH = (
-    r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
-    r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
-)
-_DAY = r"(\d{1,2})(?:st|nd|rd|th)?"
-_YEAR = r"(?:,?\s+(\d{4}))?"
+_DAY = r"(\d{1,2})(?:st|nd|rd|th|\.)?"
+# ", 2026", " 2026", " de 2026", " г." (Russian writes "5 марта 2026 г.").
+_YEAR = r"(?:,?\s+(?:de\s+)?(\d{4}))?"
 _ISO = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
-_DAY_MONTH = re.compile(rf"\b{_DAY}\s+(?:of\s+)?{_MONTH}{_YEAR}\b", re.IGNORECASE)
-_MONTH_DAY = re.compile(rf"\b{_MONTH}\s+{_DAY}{_YEAR}\b", re.IGNORECASE)
+# Chinese and Japanese "2026年11月5日", Korean "2026년 11월 5일": months are numbers there.
+_CJK = re.compile(r"(?:(\d{4})\s*[年년]\s*)?(\d{1,2})\s*[月월]\s*(\d{1,2})\s*[日일]")
 # Obsidian's tag syntax: '#' after whitespace (not a URL fragment or a [[Note#Heading]]),
 # letters, digits, '_', '-', '/', and at least one character that is not a digit.
 _TAG = re.compile(r"(?<!\S)#([\w/-]*[^\W\d][\w/-]*)")
 _ISO_IN_TEXT = re.compile(r"\d{4}-\d{2}-\d{2}")
+_DIGIT = re.compile(r"\d")
 #: A date the query names without a year: matches that month and day in any year.
 ANY_YEAR = "*"
 
@@ -59,8 +58,11 @@ def query_hints(query: str) -> QueryHints:
     tags = frozenset(tag.lower().strip("/") for tag in _TAG.findall(query))
     found: list[tuple[str | None, int, int]] = []
     found += [(y, int(m), int(d)) for y, m, d in _ISO.findall(query)]
-    found += [(y or None, _month(m), int(d)) for d, m, y in _DAY_MONTH.findall(query)]
-    found += [(y or None, _month(m), int(d)) for m, d, y in _MONTH_DAY.findall(query)]
+    found += [(y or None, int(m), int(d)) for y, m, d in _CJK.findall(query)]
+    if _DIGIT.search(query):  # a day is a number: a query without one names none
+        day_month, month_day = _named_month_patterns()
+        found += [(y or None, _month(m), int(d)) for d, m, y in day_month.findall(query)]
+        found += [(y or None, _month(m), int(d)) for m, d, y in month_day.findall(query)]
     dates = frozenset(
         f"{year or ANY_YEAR}-{month:02d}-{day:02d}"
         for year, month, day in found
@@ -74,14 +76,28 @@ def date_words(query: str) -> frozenset[str]:
     "12", "September", "2023"): a date is not a name the notes must spell the same way (a
     daily note writes it 2023-09-12, in its file name)."""
     words: set[str] = set()
-    for pattern in (_DAY_MONTH, _MONTH_DAY):
+    if not _DIGIT.search(query):
+        return frozenset()
+    for pattern in _named_month_patterns():
         for match in pattern.finditer(query):
             words.update(re.findall(r"\w+", match.group()))
     return frozenset(words)
 
 
+@cache
+def _named_month_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """Day-month ("5 November", "5. März", "5 de marzo", "5 марта 2026") and month-day
+    ("November 5th, 2026") dates, with the month names of every language `month_names`
+    reads."""
+    names = sorted(month_names(), key=len, reverse=True)  # "march" before "mar"
+    month = rf"({'|'.join(re.escape(name) for name in names)})\.?"
+    day_month = re.compile(rf"(?<!\w){_DAY}\s*(?:of\s+|de\s+)?{month}{_YEAR}(?!\w)", re.IGNORECASE)
+    month_day = re.compile(rf"(?<!\w){month}\s+{_DAY}{_YEAR}(?!\w)", re.IGNORECASE)
+    return day_month, month_day
+
+
 def _month(name: str) -> int:
-    return _MONTHS.index(name.lower()[:3]) + 1
+    return month_names()[name.lower()]
 
 
 def _same_day(wanted: str, stamp: str) -> bool:
