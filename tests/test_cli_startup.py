@@ -145,19 +145,23 @@ def test_the_benchmark_judges_medians_against_the_baseline() -> None:
 COLLECTOR = """
 import gc
 from vault_agent.cli.collector import freeze_at_exit, startup_done
+usual = gc.get_threshold()[0]
 startup_done()
 before = gc.get_freeze_count()
 freeze_at_exit()
+loading = gc.get_threshold()[0]
 startup_done()
-print(before, gc.get_freeze_count())
+print(before, gc.get_freeze_count(), usual, loading, gc.get_threshold()[0])
 """
 
 
 def test_only_the_console_script_freezes_its_objects() -> None:
     # A process that merely imports the CLI (like this one) keeps collecting everything; the
-    # console script's process freezes what its command loaded (cli/collector.py).
+    # console script's process collects seldom while its command loads, then freezes what it
+    # loaded and collects as usual again (cli/collector.py).
     done = subprocess.run(
         [sys.executable, "-c", COLLECTOR], capture_output=True, text=True, check=True
     )
-    before, after = map(int, done.stdout.split())
+    before, after, usual, loading, then = map(int, done.stdout.split())
     assert before == 0 and after > 1000
+    assert loading > 100 * usual and then == usual
