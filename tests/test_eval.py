@@ -35,8 +35,10 @@ from vault_agent.evaluation.run import EvalInputError, EvalOptions, eval_options
 from vault_agent.index.embed.bm25 import Bm25Encoder
 from vault_agent.index.embed.minilm import MiniLmEmbedder, Vector
 from vault_agent.index.embed.terms import Analyzer, term_id
+from vault_agent.index.search import hints
 from vault_agent.index.search.confidence import missing_names
 from vault_agent.index.search.hints import date_words, query_hints
+from vault_agent.index.search.month_names import month_names
 from vault_agent.index.search.titles import PHRASE_BOOST, WORD_BOOST, TitleMatcher
 from vault_agent.index.store.protocol import ChunkPayload
 from vault_agent.index.vault_index import VaultIndex
@@ -413,3 +415,17 @@ def test_eval_refuses_input_it_cannot_evaluate(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["eval", str(tmp_path)])
     assert result.exit_code == 2
     assert "neither a BEIR dataset" in " ".join(result.output.split())
+
+
+def test_english_dates_are_read_should_icu_fail(monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(pattern: str, locale: str) -> None:
+        raise RuntimeError("no ICU data")
+
+    month_names.cache_clear()
+    hints._named_month_patterns.cache_clear()
+    monkeypatch.setattr("vault_agent.index.search.month_names.MessageFormat", broken)
+    try:
+        assert query_hints("What did I do on 5 Sept 2026?").dates == {"2026-09-05"}
+    finally:
+        month_names.cache_clear()
+        hints._named_month_patterns.cache_clear()

@@ -11,6 +11,7 @@ Czech use another case ("март" but "5 марта"). Built once, on the first
 from __future__ import annotations
 
 import datetime
+import logging
 import threading
 from functools import cache
 
@@ -20,26 +21,23 @@ from icu4py.messageformat import MessageFormat
 #: a Latin or Cyrillic alphabet, and their neighbours (Chinese, Japanese and Korean write
 #: months as numbers: `hints.py` reads those).
 LOCALES = (
-    "en",
-    "en_GB",
-    "de",
-    "fr",
-    "es",
-    "it",
-    "pt",
-    "nl",
-    "pl",
-    "ru",
-    "uk",
-    "tr",
-    "sv",
-    "da",
-    "nb",
-)
+    "en", "en_GB", "de", "fr", "es", "it", "pt", "nl", "pl", "ru", "uk", "tr", "sv", "da", "nb",
+)  # fmt: skip
 #: ICU skeletons: full and short names, alone and in a date (the genitive, where there is one).
 _SKELETONS = ("MMMM", "MMM", "dMMMM", "dMMM", "LLLL", "LLL")
 
+#: Should ICU fail altogether, English dates are still read.
+_ENGLISH_MONTHS = (
+    "january february march april may june july august september october november december"
+)
+ENGLISH = {
+    name: number
+    for number, full in enumerate(_ENGLISH_MONTHS.split(), start=1)
+    for name in (full, full[:3])
+} | {"sept": 9}
+
 _lock = threading.Lock()
+log = logging.getLogger(__name__)
 
 
 @cache
@@ -48,13 +46,23 @@ def month_names() -> dict[str, int]:
     with _lock:
         names: dict[str, int] = {}
         for locale in LOCALES:
-            for skeleton in _SKELETONS:
-                pattern = MessageFormat(f"{{day, date, ::{skeleton}}}", locale)
-                for month in range(1, 13):
-                    written = pattern.format({"day": datetime.datetime(2026, month, 5)})
-                    name = "".join(c for c in written if not c.isdigit()).strip(" .").lower()
-                    # Spanish and Portuguese write "5 de marzo": the "de" is read by the pattern.
-                    name = name.removeprefix("de ").strip(" .")
-                    if name and any(c.isalpha() for c in name):
-                        names.setdefault(name, month)
-        return names
+            try:
+                names |= {name: month for name, month in _names_in(locale) if name not in names}
+            except Exception as error:  # ICU without this locale's data: the others still work
+                log.warning("no month names for %s: %s", locale, error)
+        return names or dict(ENGLISH)
+
+
+def _names_in(locale: str) -> list[tuple[str, int]]:
+    """The month names of `locale`, each with its number."""
+    found = []
+    for skeleton in _SKELETONS:
+        pattern = MessageFormat(f"{{day, date, ::{skeleton}}}", locale)
+        for month in range(1, 13):
+            written = pattern.format({"day": datetime.datetime(2026, month, 5)})
+            name = "".join(c for c in written if not c.isdigit()).strip(" .").lower()
+            # Spanish and Portuguese write "5 de marzo": the "de" is read by the pattern.
+            name = name.removeprefix("de ").strip(" .")
+            if name and any(c.isalpha() for c in name):
+                found.append((name, month))
+    return found
