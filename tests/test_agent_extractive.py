@@ -21,7 +21,8 @@ from vault_agent.agent.events import ToolCallEvent, ToolResultEvent
 from vault_agent.agent.extractive import DISCLAIMER, NOT_COVERED, UNSURE, ExtractiveAnswerer
 from vault_agent.agent.extractive.compose import compose
 from vault_agent.agent.extractive.plan import plan
-from vault_agent.agent.extractive.scoring import Quote, Selected, _Candidate, _units_after
+from vault_agent.agent.extractive.scoring import Quote
+from vault_agent.agent.extractive.selection import Selected, units_after
 from vault_agent.agent.extractive.units import Unit, split_units
 from vault_agent.agent.prompts import ActiveNote
 from vault_agent.agent.request import AgentRequest, HistoryTurn
@@ -31,9 +32,6 @@ from vault_agent.index.embed.bm25 import Bm25Encoder
 from vault_agent.index.embed.choose import TextModels
 from vault_agent.index.embed.minilm import MiniLmEmbedder
 from vault_agent.index.embed.terms import Analyzer
-from vault_agent.index.search.hits import SearchHit
-from vault_agent.index.search.searcher import Passage
-from vault_agent.index.store.protocol import ChunkPayload
 from vault_agent.index.vault_index import VaultIndex
 from vault_agent.llm.ollama import OllamaModel
 from vault_agent.llm.registry import select_model
@@ -563,15 +561,10 @@ async def test_a_question_about_a_selection_is_answered_by_what_follows_it(
 
 
 def test_units_after_a_selection_count_from_the_rest_of_the_unit_holding_it() -> None:
-    def candidate(file: str, chunk: int, position: int) -> _Candidate:
-        hit = SearchHit.model_construct(file=file, chunk_index=chunk)
-        passage = Passage(hit, ChunkPayload.model_construct(file=file))
-        return _Candidate(Unit("text", "", position), passage, 0.0, 1.0, True, 0)
-
     whole = [Selected("A.md", chunk=0, position=2, goes_on=False)]
-    assert [_units_after(candidate("A.md", 0, p), whole) for p in range(5)] == [0, 0, 0, 1, 2]
-    assert _units_after(candidate("A.md", 1, 0), whole) == 1  # the next chunk starts after it
-    assert _units_after(candidate("B.md", 0, 3), whole) == 0  # another note
+    assert [units_after("A.md", 0, p, whole) for p in range(5)] == [0, 0, 0, 1, 2]
+    assert units_after("A.md", 1, 0, whole) == 1  # the next chunk starts after it
+    assert units_after("B.md", 0, 3, whole) == 0  # another note
     # The selection is the start of unit 2: the rest of that unit comes first, then unit 3.
     going_on = [Selected("A.md", chunk=0, position=2, goes_on=True)]
-    assert [_units_after(candidate("A.md", 0, p), going_on) for p in (1, 2, 3)] == [0, 1, 2]
+    assert [units_after("A.md", 0, p, going_on) for p in (1, 2, 3)] == [0, 1, 2]

@@ -17,6 +17,12 @@ import numpy as np
 
 from vault_agent.agent.citations.links import NoteRef, cite, note_title
 from vault_agent.agent.extractive.plan import SearchPlan
+from vault_agent.agent.extractive.selection import (
+    Selected,
+    after_bonus,
+    units_after,
+    without_selection,
+)
 from vault_agent.agent.extractive.units import Unit, property_units, split_units
 from vault_agent.agent.reader import ToolsContext
 from vault_agent.index.embed.names import names_in
@@ -53,12 +59,6 @@ KEYED_BONUS = 0.1
 #: Added to quotes from the note retrieval ranked first (over 1 + rank for the others):
 #: search weighs every word of the question against whole notes, a sentence alone can't.
 NOTE_RANK_WEIGHT = 0.04
-#: The units after a selection that the question about it likely asks for ("why does that
-#: matter?", "how do I get around that?"): the next one gains this much, the second half, ...
-AFTER_SELECTION_BONUS = 0.1
-NEXT_UNITS = 3
-#: A unit holding the selection is quoted for the rest of its words, if this many or more.
-REST_WORDS = 4
 #: Units scored with the embedder: the best by shared terms and passage rank.
 SCORED_UNITS = 24
 _ISO_DATE = re.compile(r"\b(\d{4}-\d{2}-\d{2})\b")
@@ -142,7 +142,7 @@ def scored(
                 # The selected text itself (or holding it): the user has it already; what the
                 # unit says besides ("Separate creation from improving. You can't write and
                 # edit at the same time.") may be what the question asks.
-                rest = _without(unit.text, plan.selection)
+                rest = without_selection(unit.text, plan.selection)
                 where = (passage.hit.file, passage.hit.chunk_index, unit.position)
                 selected.append(Selected(*where, goes_on=rest is not None))
                 if rest is None:
@@ -165,12 +165,12 @@ def scored(
         # what v1.7 changed does not answer what v1.13.0 changed, however alike they read.
         candidates = [candidate for candidate in candidates if candidate.holds_exact]
     if selected:
-        candidates = [replace(c, after=_units_after(c, selected)) for c in candidates]
+        candidates = [replace(c, after=c.units_after(selected)) for c in candidates]
     # A property the question names ("when did I *last*...") is always weighed, and so are
     # the units right after the selection.
     candidates.sort(
         key=lambda candidate: (
-            not (candidate.keyed or 0 < candidate.after <= NEXT_UNITS),
+            not (candidate.keyed or after_bonus(candidate.after)),
             -candidate.lexical,
         )
     )
@@ -207,26 +207,14 @@ def scored(
             score += QUANTITY_BONUS if plan.quantity else WHEN_BONUS
         if candidate.keyed:
             score += KEYED_BONUS
-        if 0 < candidate.after <= NEXT_UNITS:
-            # "Why does that matter?" about a selected line: what follows it tells.
-            score += AFTER_SELECTION_BONUS / candidate.after
+        # "Why does that matter?" about a selected line: what follows it tells.
+        score += after_bonus(candidate.after)
         if plan.order is None:  # a last/first question is ordered by date, not by rank
             score += NOTE_RANK_WEIGHT / (1 + candidate.note_rank)
         ref = _ref(passage, unit)
         chunk_index = passage.hit.chunk_index
         quotes.append(Quote(unit, ref, date, score, version, fits, chunk_index))
     return sorted(quotes, key=lambda quote: -quote.score)
-
-
-@dataclass(frozen=True)
-class Selected:
-    """Where a unit holding the user's selection sits."""
-
-    file: str
-    chunk: int
-    position: int
-    goes_on: bool
-    """The unit says more than the selection (that rest is a candidate of its own)."""
 
 
 @dataclass(frozen=True)
@@ -248,39 +236,16 @@ class _Candidate:
     after: int = 0
     """How many units after the selection it comes, in the selection's note (0: not after)."""
 
+    def units_after(self, selected: list[Selected]) -> int:
+        """How many units after the selection it comes (`selection.units_after`)."""
+        hit = self.passage.hit
+        return units_after(hit.file, hit.chunk_index, self.unit.position, selected)
+
     @property
     def read_as(self) -> str:
         heading = _last(self.unit.heading)
         place = f"{self.passage.chunk.title}. {heading}" if heading else self.passage.chunk.title
         return f"{place}: {self.unit.text}"
-
-
-def _without(text: str, selection: str) -> str | None:
-    """`text` without the `selection` it holds, when what is left says something (four
-    words or more); else None."""
-    flat, selected = " ".join(text.split()), " ".join(selection.split())
-    at = flat.lower().find(selected.lower())
-    if at < 0 or not selected:
-        return None
-    rest = f"{flat[:at]} {flat[at + len(selected) :]}".strip(" ,;")
-    return rest if len(rest.split()) >= REST_WORDS else None
-
-
-def _units_after(candidate: _Candidate, selected: list[Selected]) -> int:
-    """How many units after the selection `candidate` comes (1: next), in its chunk or the
-    chunk after; 0 when it comes before, or elsewhere. The rest of a unit holding the
-    selection comes first."""
-    hit, position = candidate.passage.hit, candidate.unit.position
-    distances = []
-    for where in selected:
-        shift = 1 if where.goes_on else 0
-        if where.file != hit.file:
-            continue
-        if hit.chunk_index == where.chunk and position + shift > where.position:
-            distances.append(position - where.position + shift)
-        elif hit.chunk_index == where.chunk + 1:
-            distances.append(position + 1 + shift)
-    return min(distances, default=0)
 
 
 def _fits(plan: SearchPlan, text: str, placed: bool = False) -> bool:
