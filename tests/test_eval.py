@@ -429,3 +429,16 @@ def test_english_dates_are_read_should_icu_fail(monkeypatch: pytest.MonkeyPatch)
     finally:
         month_names.cache_clear()
         hints._named_month_patterns.cache_clear()
+
+
+def test_two_words_the_vault_never_writes_make_a_question_low_confidence(
+    agent_index: VaultIndex,
+) -> None:
+    retrieve = agent_index.searcher.retrieve
+    off = retrieve("What is my recipe for sourdough bagels with sesame?").confidence
+    assert off.absent_words == ("bagel", "sesam")
+    assert off.top_cosine >= off.calibration.low  # the cosine alone would not say so
+    assert off.low
+    # One unwritten word is a paraphrase, not evidence; the vault's own words are none.
+    assert not replace(off, absent_words=("bagel",)).low
+    assert retrieve("What goes into my miso soup recipe?").confidence.absent_words == ()

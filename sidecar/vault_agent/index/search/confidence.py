@@ -1,6 +1,6 @@
 """Does the vault hold an answer at all? A retrieval-side signal, before anyone reads a hit.
 
-Ranks and fused scores can't say this: fusion always ranks something first. Two things the
+Ranks and fused scores can't say this: fusion always ranks something first. Three things the
 search already measured can:
 
 - how close the query's nearest chunk is in meaning (the dense list's best cosine): under
@@ -9,7 +9,10 @@ search already measured can:
   acronym (`Todoist`, `Google`, `LSP`, `app.vault.watchFolder`) that no chunk holds is strong
   evidence the notes don't cover it, which plain words are not (a question says "colour"
   where the note says "color", "brought" where it says "introduced"): with such a name
-  missing, the nearest chunk must be closer (`NAMED_COSINE`) to count as an answer.
+  missing, the nearest chunk must be closer (`NAMED_COSINE`) to count as an answer;
+- whether several of the query's own words appear nowhere in the vault ("my recipe for
+  sourdough bread" in a vault that never writes either word): one such word is weak evidence
+  (a paraphrase), two with no chunk very close are stronger (`absent_words`).
 
 The thresholds depend on the dense model: each model's cosines live on its own scale (the
 multilingual USE's run lower than MiniLM's, and lower again between a question and notes in
@@ -39,17 +42,38 @@ class Calibration:
     """Below this top-chunk cosine, retrieval reports low confidence."""
     named: float
     """With a name of the query missing from the vault, below this."""
+    absent: float = -1.0
+    """With `ABSENT_WORDS` words of the query the vault never writes, below this."""
     sentence_floor: float = -1.0
     """An answer quoting sentences needs its best one this close to the question..."""
     sentence_sure: float = -1.0
     """...and below this says the notes may not answer it directly (`agent/extractive`)."""
 
 
-#: MiniLM (both variants): 0.40 flags 9 of 12 unanswerable help questions and no dev question.
-MINILM = Calibration(low=0.40, named=0.70, sentence_floor=0.45, sentence_sure=0.62)
+#: Words of a query the vault never writes that, together, say it is about something else
+#: ("my recipe for *sourdough bread*", "a *thermal receipt* printer"). One is no evidence: a
+#: question says "play" or "brought" where the note says "played" or "introduced".
+ABSENT_WORDS = 2
+#: MiniLM (both variants): 0.40 flags 9 of 12 unanswerable help questions and no dev question;
+#: two words the vault never writes under 0.65: 35 -> 40 of 62 unanswerable questions flagged
+#: over the dev and first two held-out sets of six English vaults, 8 -> 10 of 196 answerable.
+MINILM = Calibration(
+    low=0.40,
+    named=0.70,
+    absent=0.65,
+    sentence_floor=0.45,
+    sentence_sure=0.62,
+)
 #: The multilingual USE, question and notes in one language: 3 of 63 answerable dev questions
-#: flagged, 5 of 12 unanswerable (at 0.40 / 0.70: 5 of 63, 6 of 12).
-USE = Calibration(low=0.35, named=0.45, sentence_floor=0.50, sentence_sure=0.60)
+#: flagged, 5 of 12 unanswerable (at 0.40 / 0.70: 5 of 63, 6 of 12). Absent words are no
+#: evidence here (at 0.5: 1 -> 4 of 60 answerable flagged; Chinese and Japanese are read as
+#: character pairs, which a vault misses for any new phrasing).
+USE = Calibration(
+    low=0.35,
+    named=0.45,
+    sentence_floor=0.50,
+    sentence_sure=0.60,
+)
 #: USE, a question in another language than the notes: 23 of 437 answerable flagged, 12 of 40
 #: unanswerable (at 0.40 / 0.70: 120 of 437, 25 of 40).
 USE_ACROSS_LANGUAGES = Calibration(low=0.28, named=0.50, sentence_floor=0.43, sentence_sure=0.53)
@@ -73,6 +97,8 @@ class Confidence:
     top_cosine: float
     missing_names: tuple[str, ...] = ()
     calibration: Calibration = MINILM
+    absent_words: tuple[str, ...] = ()
+    """The query's own words (not generic ones, not names) no chunk of the vault holds."""
     names_note: bool = False
     """The query names a note found near the top: its title or an alias (two words or more),
     or the day it records (a daily note, a note titled with its date)."""
@@ -83,6 +109,8 @@ class Confidence:
         if self.names_note and not self.missing_names:
             return False  # it asks about a note the vault has, in words of its own
         if self.top_cosine < self.calibration.low:
+            return True
+        if len(self.absent_words) >= ABSENT_WORDS and self.top_cosine < self.calibration.absent:
             return True
         return bool(self.missing_names) and self.top_cosine < self.calibration.named
 
@@ -107,3 +135,19 @@ def missing_names(
         if terms and term_id(terms[0]) in absent and not analyzer.is_weak(terms[0]):
             missing.append(name)
     return tuple(missing)
+
+
+def absent_words(query: str, absent: Collection[int], analyzer: Analyzer) -> tuple[str, ...]:
+    """The words of `query` that say what it is about (not generic words, not its names,
+    which `missing_names` weighs, nor dates) and that no chunk holds (`absent`: the ids of the
+    query's terms the store found nowhere). A compound ("right-click", "year/month") is left
+    out: its parts are terms of their own, and notes write it in other ways."""
+    if not absent:
+        return ()
+    names = names_in(query, analyzer.language)
+    skip = {term for name in names for term in analyzer.terms(name, query=True)}
+    skip |= {term for word in date_words(query) for term in analyzer.terms(word, query=True)}
+    words = dict.fromkeys(analyzer.subject_terms(query, query=True))
+    return tuple(
+        word for word in words if term_id(word) in absent and word not in skip and word.isalnum()
+    )

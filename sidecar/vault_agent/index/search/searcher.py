@@ -22,7 +22,12 @@ from typing import Any, Literal
 from vault_agent.index.embed.bm25 import Bm25Encoder
 from vault_agent.index.embed.minilm import Embedder, Vector
 from vault_agent.index.embed.terms import term_id
-from vault_agent.index.search.confidence import Confidence, calibration_for, missing_names
+from vault_agent.index.search.confidence import (
+    Confidence,
+    absent_words,
+    calibration_for,
+    missing_names,
+)
 from vault_agent.index.search.fusion import FusionMethod, fuse_scores
 from vault_agent.index.search.hints import ANY_YEAR, QueryHints, query_hints
 from vault_agent.index.search.hits import SearchHit, hit_of
@@ -168,6 +173,10 @@ class Searcher:
             query, ranked.absent_terms, self.sparse.analyzer, ranked.foreign_language
         )
         missing += self._missing_dates(written, search_filter)
+        # A question in another language than the notes': its words are no evidence.
+        unwritten: tuple[str, ...] = ()
+        if ranked.foreign_language is None:
+            unwritten = absent_words(query, ranked.absent_terms, self.sparse.analyzer)
         calibration = calibration_for(self.embedder.model_name, ranked.foreign_language is not None)
         # A question naming a note found first ("Kevin Kelly's advice on tools") is about it,
         # however far its wording is from the note's.
@@ -182,7 +191,9 @@ class Searcher:
             days.matches(passage.chunk) for passage in passages[:NAMED_RANKS]
         )
         names_note = names_note or names_day
-        confidence = Confidence(ranked.top_cosine, missing, calibration, names_note)
+        confidence = Confidence(
+            ranked.top_cosine, missing, calibration, names_note=names_note, absent_words=unwritten
+        )
         return Retrieval(passages, confidence)
 
     def _missing_dates(
