@@ -188,6 +188,11 @@ def test_cache_keeps_queries_apart_from_documents(tmp_path: Path) -> None:
         ("11月5日に何をした？", set(), {"*-11-05"}),
         ("2026년 11월 5일에 뭐 했어?", set(), {"2026-11-05"}),
         ("Version 1.5 came out in May", set(), set()),
+        ("Que s'est-il passé le 3 mai ?", set(), {"*-05-03"}),
+        # Portuguese and Italian abbreviate October and September as "out" and "set": as
+        # English words they are no months, unless written as abbreviations or with a year.
+        ("I rated it 4 out of 5", set(), set()),
+        ("Ele chegou em 5 out. 2024", set(), {"2024-10-05"}),
     ],
 )
 def test_query_hints_read_tags_and_dates(query: str, tags: set[str], dates: set[str]) -> None:

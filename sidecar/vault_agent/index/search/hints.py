@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from functools import cache
 
-from vault_agent.index.search.month_names import month_names
+from vault_agent.index.search.month_names import ENGLISH, abbreviations, month_names
 from vault_agent.index.store.protocol import ChunkPayload
 
 _DAY = r"(\d{1,2})(?:st|nd|rd|th|\.)?"
@@ -90,7 +90,14 @@ def _named_month_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
     ("November 5th, 2026") dates, with the month names of every language `month_names`
     reads."""
     names = sorted(month_names(), key=len, reverse=True)  # "march" before "mar"
-    month = rf"({'|'.join(re.escape(name) for name in names)})\.?"
+    # Another language's abbreviation may be an English word ("5 out of 10", "2 ago"): it
+    # counts only written as one ("5 out.") or with a year ("5 set 2024").
+    short = [name for name in names if name in abbreviations() and name not in ENGLISH]
+    free = [name for name in names if name not in short]
+    month = (
+        rf"((?:{'|'.join(map(re.escape, free))})"
+        rf"|(?:{'|'.join(map(re.escape, short))})(?=\.|,?\s+(?:de\s+)?\d{{4}}))\.?"
+    )
     day_month = re.compile(rf"(?<!\w){_DAY}\s*(?:of\s+|de\s+)?{month}{_YEAR}(?!\w)", re.IGNORECASE)
     month_day = re.compile(rf"(?<!\w){month}\s+{_DAY}{_YEAR}(?!\w)", re.IGNORECASE)
     return day_month, month_day

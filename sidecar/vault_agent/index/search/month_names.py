@@ -43,26 +43,44 @@ log = logging.getLogger(__name__)
 @cache
 def month_names() -> dict[str, int]:
     """Every month name (lower case, no final dot) of `LOCALES`, and its number (1-12)."""
+    return {name: month for name, (month, _) in _table().items()}
+
+
+@cache
+def abbreviations() -> frozenset[str]:
+    """The names that are only ever short forms ("févr", "out", "set"), in no locale a month's
+    full name ("mai" is one in French and German)."""
+    return frozenset(name for name, (_, full) in _table().items() if not full)
+
+
+@cache
+def _table() -> dict[str, tuple[int, bool]]:
+    """Every month name, its number, and whether some locale writes it as a full name."""
     with _lock:
-        names: dict[str, int] = {}
+        table: dict[str, tuple[int, bool]] = {}
         for locale in LOCALES:
             try:
-                names |= {name: month for name, month in _names_in(locale) if name not in names}
+                found = _names_in(locale)
             except Exception as error:  # ICU without this locale's data: the others still work
                 log.warning("no month names for %s: %s", locale, error)
-        return names or dict(ENGLISH)
+                continue
+            for name, month, full in found:
+                known_month, known_full = table.get(name, (month, False))
+                table[name] = (known_month, known_full or full)
+        return table or {name: (month, True) for name, month in ENGLISH.items()}
 
 
-def _names_in(locale: str) -> list[tuple[str, int]]:
-    """The month names of `locale`, each with its number."""
+def _names_in(locale: str) -> list[tuple[str, int, bool]]:
+    """The month names of `locale`: each with its number and whether it is the full name."""
     found = []
     for skeleton in _SKELETONS:
         pattern = MessageFormat(f"{{day, date, ::{skeleton}}}", locale)
+        full = skeleton.endswith(("MMMM", "LLLL"))
         for month in range(1, 13):
             written = pattern.format({"day": datetime.datetime(2026, month, 5)})
             name = "".join(c for c in written if not c.isdigit()).strip(" .").lower()
             # Spanish and Portuguese write "5 de marzo": the "de" is read by the pattern.
             name = name.removeprefix("de ").strip(" .")
             if name and any(c.isalpha() for c in name):
-                found.append((name, month))
+                found.append((name, month, full))
     return found
