@@ -38,7 +38,7 @@ from vault_agent.index.embed.terms import Analyzer, term_id
 from vault_agent.index.search import hints
 from vault_agent.index.search.confidence import missing_names
 from vault_agent.index.search.hints import date_words, query_hints
-from vault_agent.index.search.month_names import month_names
+from vault_agent.index.search.month_names import abbreviations, month_names, name_table
 from vault_agent.index.search.titles import PHRASE_BOOST, WORD_BOOST, TitleMatcher
 from vault_agent.index.store.protocol import ChunkPayload
 from vault_agent.index.vault_index import VaultIndex
@@ -426,14 +426,16 @@ def test_english_dates_are_read_should_icu_fail(monkeypatch: pytest.MonkeyPatch)
     def broken(pattern: str, locale: str) -> None:
         raise RuntimeError("no ICU data")
 
-    month_names.cache_clear()
-    hints._named_month_patterns.cache_clear()
+    caches = (month_names, abbreviations, name_table, hints._named_month_patterns)
+    for cached in caches:
+        cached.cache_clear()
     monkeypatch.setattr("vault_agent.index.search.month_names.MessageFormat", broken)
     try:
         assert query_hints("What did I do on 5 Sept 2026?").dates == {"2026-09-05"}
+        assert query_hints("Version 5. 2026 notes").dates == frozenset()
     finally:
-        month_names.cache_clear()
-        hints._named_month_patterns.cache_clear()
+        for cached in caches:
+            cached.cache_clear()
 
 
 def test_two_words_the_vault_never_writes_make_a_question_low_confidence(

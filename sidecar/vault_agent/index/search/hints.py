@@ -94,17 +94,19 @@ def _named_month_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
     # counts only written as one ("5 out.") or with a year ("5 set 2024").
     short = [name for name in names if name in abbreviations() and name not in ENGLISH]
     free = [name for name in names if name not in short]
-    month = (
-        rf"((?:{'|'.join(map(re.escape, free))})"
-        rf"|(?:{'|'.join(map(re.escape, short))})(?=\.|,?\s+(?:de\s+)?\d{{4}}))\.?"
-    )
+    either = [f"(?:{'|'.join(map(re.escape, free))})"]
+    if short:
+        either.append(rf"(?:{'|'.join(map(re.escape, short))})(?=\.|,?\s+(?:de\s+)?\d{{4}})")
+    month = rf"({'|'.join(either)})\.?"
     day_month = re.compile(rf"(?<!\w){_DAY}\s*(?:of\s+|de\s+)?{month}{_YEAR}(?!\w)", re.IGNORECASE)
     month_day = re.compile(rf"(?<!\w){month}\s+{_DAY}{_YEAR}(?!\w)", re.IGNORECASE)
     return day_month, month_day
 
 
 def _month(name: str) -> int:
-    return month_names()[name.lower()]
+    """The number of month `name` as the query writes it; 0 (no date) for a case the table
+    doesn't hold (Turkish "EKİ" lower-cases to "eki̇")."""
+    return month_names().get(name.lower(), 0)
 
 
 def _same_day(wanted: str, stamp: str) -> bool:

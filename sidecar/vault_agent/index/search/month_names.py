@@ -43,18 +43,18 @@ log = logging.getLogger(__name__)
 @cache
 def month_names() -> dict[str, int]:
     """Every month name (lower case, no final dot) of `LOCALES`, and its number (1-12)."""
-    return {name: month for name, (month, _) in _table().items()}
+    return {name: month for name, (month, _) in name_table().items()}
 
 
 @cache
 def abbreviations() -> frozenset[str]:
     """The names that are only ever short forms ("févr", "out", "set"), in no locale a month's
     full name ("mai" is one in French and German)."""
-    return frozenset(name for name, (_, full) in _table().items() if not full)
+    return frozenset(name for name, (_, full) in name_table().items() if not full)
 
 
 @cache
-def _table() -> dict[str, tuple[int, bool]]:
+def name_table() -> dict[str, tuple[int, bool]]:
     """Every month name, its number, and whether some locale writes it as a full name."""
     with _lock:
         table: dict[str, tuple[int, bool]] = {}
