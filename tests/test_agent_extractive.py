@@ -518,6 +518,7 @@ def test_a_question_asks_when_only_with_when_before_a_verb(question: str, when: 
         ("Em que versão apareceu o Canvas?", "when"),
         ("Sinds wanneer bestaat Canvas?", "when"),
         ("Chi è Maya?", None),
+        ("Maya ile Tomás kimdir?", None),  # Turkish "ile" is "and", not Polish "how much"
         ("Wat is Canvas?", None),
     ],
 )

@@ -52,7 +52,9 @@ QUANTITY = {
     "it": r"quant[oaie]|quanto tempo",
     "pt": r"quant[oa]s?|quanto tempo",
     "nl": r"hoeveel|hoe (?:lang|vaak|groot)",
-    "pl": r"ile|jak (?:długo|często|duż\w*)",
+    # "ile" alone would also read Turkish "ile" (with, and).
+    "pl": r"ile (?:kosztuje|kosztował\w*|czasu|razy|trwa|jest|ma|wynosi|waży)|"
+    r"jak (?:długo|często|duż\w*)",
     "tr": r"kaç|ne kadar",
     "ru": r"сколько",
     _UNSPACED: r"多少|多久|多长|几|どのくらい|何[個回分時日]|いくら|얼마나|몇",
