@@ -97,11 +97,11 @@ class Confidence:
     top_cosine: float
     missing_names: tuple[str, ...] = ()
     calibration: Calibration = MINILM
-    absent_words: tuple[str, ...] = ()
-    """The query's own words (not generic ones, not names) no chunk of the vault holds."""
     names_note: bool = False
     """The query names a note found near the top: its title or an alias (two words or more),
     or the day it records (a daily note, a note titled with its date)."""
+    absent_words: tuple[str, ...] = ()
+    """The query's own words (not generic ones, not names) no chunk of the vault holds."""
 
     @property
     def low(self) -> bool:
