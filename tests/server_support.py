@@ -177,6 +177,16 @@ async def ask_events(api: Api, body: dict[str, Any]) -> list[tuple[str, dict[str
         return [event async for event in read_events(response)]
 
 
+async def ask_served(
+    vault: Path, index: VaultIndex, root: Path, llm: LlmSettings, body: dict[str, Any]
+) -> list[tuple[str, dict[str, Any]]]:
+    """Serve `index` (of `vault`) with model settings `llm` and settings under `root`, ask
+    `body`, and collect every event of the answer."""
+    settings = api_settings(vault, root, llm=llm)
+    async with serve_api(settings, vault_index=index) as api:
+        return await ask_events(api, body)
+
+
 class ObservedFakeServer(FakeLLMServer):
     """A fake provider that notices a client hanging up mid-answer, and can answer by rule
     (`respond` looks at each request) with a fixed latency, for concurrent questions whose

@@ -26,7 +26,7 @@ from conftest import EXAMPLE_VAULT
 from fake_embedding_server import MODEL, FakeEmbeddingServer
 from fake_llm import FakeLLMServer, FakeTurn
 from fake_qdrant import FakeQdrant
-from server_support import AUTH, ServedVault, api_settings, ask_events, serve_api
+from server_support import AUTH, ServedVault, api_settings, ask_served, serve_api
 from vault_agent.config import IndexSettings, LlmSettings, StoreSettings
 from vault_agent.index.embed.bm25 import Bm25Encoder
 from vault_agent.index.embed.minilm import MiniLmEmbedder
@@ -120,9 +120,9 @@ async def test_a_local_model_server_is_dialled_directly_whatever_proxy_is_set(
             max_retries=0,
             timeout_s=30,
         )
-        settings = api_settings(served_vault.vault, tmp_path, llm=llm)
-        async with serve_api(settings, vault_index=served_vault.index) as api:
-            events = await ask_events(api, {"question": QUESTION})
+        events = await ask_served(
+            served_vault.vault, served_vault.index, tmp_path, llm, {"question": QUESTION}
+        )
     finally:
         await fake.close()
     name, done = events[-1]
@@ -145,9 +145,9 @@ async def test_auto_probes_a_local_ollama_directly(
     monkeypatch.delenv("MISTRAL_API_KEY", raising=False)
     try:
         llm = LlmSettings(profile="auto", max_retries=0, timeout_s=30)
-        settings = api_settings(served_vault.vault, tmp_path, llm=llm)
-        async with serve_api(settings, vault_index=served_vault.index) as api:
-            events = await ask_events(api, {"question": QUESTION})
+        events = await ask_served(
+            served_vault.vault, served_vault.index, tmp_path, llm, {"question": QUESTION}
+        )
     finally:
         await fake.close()
     name, done = events[-1]
@@ -225,9 +225,9 @@ async def test_a_remote_model_server_still_goes_through_the_proxy(
         max_retries=0,
         timeout_s=5,
     )
-    settings = api_settings(served_vault.vault, tmp_path, llm=llm)
-    async with serve_api(settings, vault_index=served_vault.index) as api:
-        events = await ask_events(api, {"question": QUESTION})
+    events = await ask_served(
+        served_vault.vault, served_vault.index, tmp_path, llm, {"question": QUESTION}
+    )
     assert events[-1][0] == "error"
     assert any(b"models.example.invalid" in request for request in proxy.received)
 
@@ -288,9 +288,9 @@ async def test_a_model_urls_password_and_key_never_reach_an_event_or_a_log_line(
             max_retries=1,
             timeout_s=30,
         )
-        settings = api_settings(served_vault.vault, tmp_path, llm=llm)
-        async with serve_api(settings, vault_index=served_vault.index) as api:
-            events = await ask_events(api, {"question": QUESTION})
+        events = await ask_served(
+            served_vault.vault, served_vault.index, tmp_path, llm, {"question": QUESTION}
+        )
     finally:
         await fake.close()
     assert events[-1][0] == "error", events[-1]

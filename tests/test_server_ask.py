@@ -21,6 +21,7 @@ from server_support import (
     ServedVault,
     api_settings,
     ask_events,
+    ask_served,
     copy_indexed,
     fake_llm_settings,
     observed_fake,
@@ -46,9 +47,8 @@ async def test_ask_streams_tool_calls_deltas_then_a_checked_done(
         FakeTurn.text(ANSWER),
     ]
     async with observed_fake(script) as fake:
-        settings = api_settings(served_vault.vault, tmp_path, llm=fake_llm_settings(fake.base_url))
-        async with serve_api(settings, vault_index=served_vault.index) as api:
-            events = await ask_events(api, QUESTION)
+        llm = fake_llm_settings(fake.base_url)
+        events = await ask_served(served_vault.vault, served_vault.index, tmp_path, llm, QUESTION)
 
     names = [name for name, _ in events]
     assert names[0] == "status"
@@ -103,9 +103,8 @@ async def test_provider_outage_ends_the_stream_with_an_error_event(
     served_vault: ServedVault, tmp_path: Path
 ) -> None:
     async with observed_fake([FakeTurn.error(503)]) as fake:
-        settings = api_settings(served_vault.vault, tmp_path, llm=fake_llm_settings(fake.base_url))
-        async with serve_api(settings, vault_index=served_vault.index) as api:
-            events = await ask_events(api, QUESTION)
+        llm = fake_llm_settings(fake.base_url)
+        events = await ask_served(served_vault.vault, served_vault.index, tmp_path, llm, QUESTION)
     name, error = events[-1]
     assert name == "error"
     assert error["code"] == "model_unavailable"
