@@ -20,6 +20,7 @@ import asyncio
 import json
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
+from typing import Self
 
 import pytest
 from aiohttp import web
@@ -89,47 +90,72 @@ RUNAWAYS: dict[str, tuple[str, str, bytes, Callable[[], bytes]]] = {
 }
 
 
-class Runaway:
-    """A chat server that streams `repeat()` forever; `closed` is set when its client left."""
+class EndlessServer:
+    """A server on 127.0.0.1 whose answers, to a POST on any of `paths`, never end (each
+    streams `stream` forever); `closed` is set when its client left."""
 
-    def __init__(self, wire: str, content_type: str, first: bytes, repeat: Callable[[], bytes]):
-        self.wire, self.content_type, self.first, self.repeat = wire, content_type, first, repeat
-        self.sent = 0
+    paths: tuple[str, ...] = ()
+    content_type = "application/json"
+
+    def __init__(self) -> None:
         self.requests = 0
         self.closed = asyncio.Event()
-        self.base_url = ""
+        self.url = ""
         self._runner: web.AppRunner | None = None
 
-    async def chat(self, request: web.Request) -> web.StreamResponse:
+    async def stream(self, response: web.StreamResponse) -> None:
+        """Write the answer: never returns."""
+        raise NotImplementedError
+
+    async def answer(self, request: web.Request) -> web.StreamResponse:
         await request.read()
         self.requests += 1
         response = web.StreamResponse(headers={"Content-Type": self.content_type})
         await response.prepare(request)
         try:
-            await response.write(self.first)
-            while True:
-                chunk = self.repeat()
-                await response.write(chunk)
-                self.sent += len(chunk)
-                await asyncio.sleep(0)
+            await self.stream(response)
         except (ConnectionResetError, asyncio.CancelledError):
             self.closed.set()
             raise
+        return response
 
-    async def __aenter__(self) -> Runaway:
+    async def __aenter__(self) -> Self:
         app = web.Application()
-        app.router.add_post("/api/chat", self.chat)
-        app.router.add_post("/v1/chat/completions", self.chat)
+        for path in self.paths:
+            app.router.add_post(path, self.answer)
         self._runner = web.AppRunner(app, handler_cancellation=True, shutdown_timeout=0.5)
         await self._runner.setup()
         await web.TCPSite(self._runner, "127.0.0.1", 0).start()
-        root = f"http://127.0.0.1:{self._runner.addresses[0][1]}"
-        self.base_url = root + "/v1" if self.wire == "openai" else root
+        self.url = f"http://127.0.0.1:{self._runner.addresses[0][1]}"
         return self
 
     async def __aexit__(self, *exc: object) -> None:
         assert self._runner is not None
         await self._runner.cleanup()
+
+
+class Runaway(EndlessServer):
+    """A chat server that streams `first`, then `repeat()` forever."""
+
+    paths = ("/api/chat", "/v1/chat/completions")
+
+    def __init__(self, wire: str, content_type: str, first: bytes, repeat: Callable[[], bytes]):
+        super().__init__()
+        self.wire, self.content_type, self.first, self.repeat = wire, content_type, first, repeat
+        self.sent = 0
+
+    @property
+    def base_url(self) -> str:
+        """The URL its profile is given (an OpenAI-compatible one ends in /v1)."""
+        return self.url + "/v1" if self.wire == "openai" else self.url
+
+    async def stream(self, response: web.StreamResponse) -> None:
+        await response.write(self.first)
+        while True:
+            chunk = self.repeat()
+            await response.write(chunk)
+            self.sent += len(chunk)
+            await asyncio.sleep(0)
 
 
 @pytest.fixture
@@ -174,40 +200,16 @@ async def test_a_model_that_never_stops_is_stopped_with_a_clear_error(
             assert b"event: done" in await response.read()
 
 
-class RunawayEmbeddings:
+class RunawayEmbeddings(EndlessServer):
     """An embedding server (both wire formats) whose answers never end."""
 
-    def __init__(self) -> None:
-        self.closed = asyncio.Event()
-        self.url = ""
-        self._runner: web.AppRunner | None = None
+    paths = ("/api/embed", "/v1/embeddings")
 
-    async def embed(self, request: web.Request) -> web.StreamResponse:
-        await request.read()
-        response = web.StreamResponse(headers={"Content-Type": "application/json"})
-        await response.prepare(request)
-        try:
-            await response.write(b'{"embeddings": [[')
-            while True:
-                await response.write(b"0.125, " * 512)
-                await asyncio.sleep(0)
-        except (ConnectionResetError, asyncio.CancelledError):
-            self.closed.set()
-            raise
-
-    async def __aenter__(self) -> RunawayEmbeddings:
-        app = web.Application()
-        app.router.add_post("/api/embed", self.embed)
-        app.router.add_post("/v1/embeddings", self.embed)
-        self._runner = web.AppRunner(app, handler_cancellation=True, shutdown_timeout=0.5)
-        await self._runner.setup()
-        await web.TCPSite(self._runner, "127.0.0.1", 0).start()
-        self.url = f"http://127.0.0.1:{self._runner.addresses[0][1]}"
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        assert self._runner is not None
-        await self._runner.cleanup()
+    async def stream(self, response: web.StreamResponse) -> None:
+        await response.write(b'{"embeddings": [[')
+        while True:
+            await response.write(b"0.125, " * 512)
+            await asyncio.sleep(0)
 
 
 @pytest.mark.parametrize("protocol", ["ollama", "openai"])
