@@ -13,10 +13,9 @@ run away again); the agent ends the question with a ``bad_response`` error.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 import httpx
 
+from vault_agent.http_body import bound_body
 from vault_agent.llm.errors import ModelResponseError
 
 DEFAULT_MAX_ANSWER_CHARS = 40_000
@@ -37,28 +36,4 @@ def answer_too_long(who: str, max_chars: int) -> ModelResponseError:
 def limit_body(response: httpx.Response, max_chars: int, who: str) -> None:
     """Make reading `response` (streamed, not read yet) fail once its body passes
     ``max_chars * BYTES_PER_CHAR`` bytes: lines, JSON and error bodies alike."""
-    stream = response.stream
-    if not isinstance(stream, httpx.AsyncByteStream):  # never: the providers' clients are async
-        raise TypeError("limit_body reads async responses only")
-    response.stream = _LimitedStream(stream, max_chars * BYTES_PER_CHAR, who, max_chars)
-
-
-class _LimitedStream(httpx.AsyncByteStream):
-    """A response body that raises `answer_too_long` past `max_bytes`."""
-
-    def __init__(self, inner: httpx.AsyncByteStream, max_bytes: int, who: str, chars: int):
-        self._inner = inner
-        self._max_bytes = max_bytes
-        self._who = who
-        self._chars = chars
-
-    async def __aiter__(self) -> AsyncIterator[bytes]:
-        read = 0
-        async for chunk in self._inner:
-            read += len(chunk)
-            if read > self._max_bytes:
-                raise answer_too_long(self._who, self._chars)
-            yield chunk
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
+    bound_body(response, max_chars * BYTES_PER_CHAR, lambda: answer_too_long(who, max_chars))

@@ -31,7 +31,7 @@ Synchronous httpx: the indexer and the searcher call embedders from worker threa
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 
 import httpx
 import numpy as np
@@ -41,6 +41,7 @@ from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_at
 from tenacity.wait import wait_random_exponential
 
 from vault_agent.config import ServerModel, Settings
+from vault_agent.http_body import bound_body
 from vault_agent.http_errors import error_detail, parse_retry_after
 from vault_agent.index.embed.endpoint import EmbeddingEndpoint, endpoint_for
 from vault_agent.index.embed.errors import EmbeddingError
@@ -235,7 +236,15 @@ class RemoteEmbedder:
     def _limit_answer(self, response: httpx.Response) -> None:
         """Response hook (called before the body is read): reading it fails past the bound."""
         limit = ANSWER_BYTES + TEXT_BYTES * self.batch_size
-        response.stream = _LimitedStream(response.stream, limit, self.endpoint.who)
+        who = self.endpoint.who
+        bound_body(
+            response,
+            limit,
+            lambda: EmbeddingError(
+                f"{who} answered more than {limit / 1e6:.1f} MB without finishing, so reading "
+                "was stopped: is index.embedding_url an embedding server?"
+            ),
+        )
 
     def _status_error(self, response: httpx.Response) -> EmbeddingError:
         status, who, model = response.status_code, self.endpoint.who, self.endpoint.model
@@ -278,30 +287,6 @@ class RemoteEmbedder:
         if isinstance(error, EmbeddingError) and error.retry_after is not None:
             return min(error.retry_after, MAX_RETRY_AFTER_S)
         return float(self._backoff(state))
-
-
-class _LimitedStream(httpx.SyncByteStream):
-    """A response body that raises an `EmbeddingError` past `limit` bytes."""
-
-    def __init__(self, inner: httpx.SyncByteStream | httpx.AsyncByteStream, limit: int, who: str):
-        if not isinstance(inner, httpx.SyncByteStream):  # never: the client is synchronous
-            raise TypeError("the embedding client reads synchronous responses only")
-        self._inner, self._limit, self._who = inner, limit, who
-
-    def __iter__(self) -> Iterator[bytes]:
-        read = 0
-        for chunk in self._inner:
-            read += len(chunk)
-            if read > self._limit:
-                raise EmbeddingError(
-                    f"{self._who} answered more than {self._limit / 1e6:.1f} MB without "
-                    "finishing, so reading was stopped: is index.embedding_url an embedding "
-                    "server?"
-                )
-            yield chunk
-
-    def close(self) -> None:
-        self._inner.close()
 
 
 def _index(item: _OpenAIEmbedding) -> int:

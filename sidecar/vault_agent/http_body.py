@@ -1,0 +1,60 @@
+"""A bound on how much of an HTTP answer is read.
+
+A server can send an answer that never ends (a model looping, a broken or hostile server
+streaming one endless line or JSON body): data keeps arriving, so no read timeout fires. Both
+the model providers (`llm/limits.py`, async clients) and the server embeddings
+(`index/embed/remote.py`, a sync client) stop reading past a number of bytes, each with an
+error of its own; neither may import the other, so the bound lives here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable, Iterator
+
+import httpx
+
+
+def bound_body(response: httpx.Response, max_bytes: int, error: Callable[[], Exception]) -> None:
+    """Make reading `response` (streamed, not read yet) raise `error()` once its body passes
+    `max_bytes`: lines, JSON and error bodies alike. Call it from a response event hook."""
+    response.stream = _BoundedStream(response.stream, max_bytes, error)
+
+
+class _BoundedStream(httpx.SyncByteStream, httpx.AsyncByteStream):
+    """`inner`, read as it is (sync or async), raising `error()` past `max_bytes`."""
+
+    def __init__(
+        self,
+        inner: httpx.SyncByteStream | httpx.AsyncByteStream,
+        max_bytes: int,
+        error: Callable[[], Exception],
+    ) -> None:
+        self._inner, self._max_bytes, self._error = inner, max_bytes, error
+
+    def __iter__(self) -> Iterator[bytes]:
+        if not isinstance(self._inner, httpx.SyncByteStream):
+            raise TypeError("an async response body read synchronously")
+        read = 0
+        for chunk in self._inner:
+            read += len(chunk)
+            if read > self._max_bytes:
+                raise self._error()
+            yield chunk
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        if not isinstance(self._inner, httpx.AsyncByteStream):
+            raise TypeError("a sync response body read asynchronously")
+        read = 0
+        async for chunk in self._inner:
+            read += len(chunk)
+            if read > self._max_bytes:
+                raise self._error()
+            yield chunk
+
+    def close(self) -> None:
+        if isinstance(self._inner, httpx.SyncByteStream):
+            self._inner.close()
+
+    async def aclose(self) -> None:
+        if isinstance(self._inner, httpx.AsyncByteStream):
+            await self._inner.aclose()
