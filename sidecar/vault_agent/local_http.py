@@ -21,7 +21,12 @@ from __future__ import annotations
 
 import ipaddress
 from typing import Any
-from urllib.parse import parse_qsl, unquote, urlsplit, urlunsplit
+from urllib.parse import SplitResult, parse_qsl, unquote, urlsplit, urlunsplit
+
+
+def _split(url: str) -> SplitResult:
+    """`url`'s parts, a bare ``host:port`` (as `OLLAMA_HOST` often holds) read as http."""
+    return urlsplit(url if "://" in url else f"http://{url}")
 
 
 def is_loopback(url: str) -> bool:
@@ -29,7 +34,7 @@ def is_loopback(url: str) -> bool:
     of 127.0.0.0/8 or ``::1`` (IPv4-mapped too), or the unspecified address (``0.0.0.0``,
     ``::``: what `OLLAMA_HOST` often holds, and what connects to this machine)."""
     try:
-        host = urlsplit(url if "://" in url else f"http://{url}").hostname
+        host = _split(url).hostname
     except ValueError:
         return False
     if not host:
@@ -52,7 +57,7 @@ def direct_if_local(url: str) -> dict[str, Any]:
     the environment mounts, so it wins), none otherwise."""
     if not is_loopback(url):
         return {}
-    host = urlsplit(url if "://" in url else f"http://{url}").hostname or ""
+    host = _split(url).hostname or ""
     return {"mounts": {f"all://{f'[{host}]' if ':' in host else host}": None}}
 
 
@@ -79,7 +84,7 @@ def url_secrets(url: str | None) -> list[str]:
     if not url:
         return []
     try:
-        parts = urlsplit(url if "://" in url else f"http://{url}")
+        parts = _split(url)
         values = [value for _, value in parse_qsl(parts.query)]
         userinfo = parts.netloc.rpartition("@")[0] if "@" in parts.netloc else ""
     except ValueError:
