@@ -165,3 +165,60 @@ def test_only_the_console_script_freezes_its_objects() -> None:
     before, after, usual, loading, then = map(int, done.stdout.split())
     assert before == 0 and after > 1000
     assert loading > 100 * usual and then == usual
+
+
+LEAVING = """
+import atexit, sys, tempfile, threading, time
+from pathlib import Path
+from vault_agent.cli.fast_exit import leave
+folder = tempfile.TemporaryDirectory()  # removed by its finalizer at exit
+Path(sys.argv[1]).write_text(folder.name)
+atexit.register(lambda: print("exit hook ran"))
+if sys.argv[2] == "thread":
+    def late() -> None:
+        time.sleep(0.3)
+        Path(folder.name, "written").write_text("late")
+        Path(sys.argv[1] + ".thread").write_text("done")
+    threading.Thread(target=late).start()
+print("a line still in the buffer")
+leave(int(sys.argv[3]) if sys.argv[3].isdigit() else sys.argv[3])
+"""
+
+
+@pytest.mark.parametrize(
+    ("thread", "code", "status"),
+    [("none", "0", 0), ("none", "3", 3), ("none", "bad vault", 1), ("thread", "0", 0)],
+)
+def test_a_command_ends_with_its_status_its_output_and_its_exit_hooks(
+    tmp_path: Path, thread: str, code: str, status: int
+) -> None:
+    # cli/fast_exit.py skips the interpreter's teardown, not what exiting promises: buffered
+    # output written, atexit hooks and finalizers run, a still-working thread waited for.
+    memo = tmp_path / "folder"
+    done = subprocess.run(
+        [sys.executable, "-c", LEAVING, str(memo), thread, code],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == status, done.stderr
+    assert done.stdout.splitlines() == ["a line still in the buffer", "exit hook ran"]
+    assert not Path(memo.read_text()).exists()  # the temporary folder was cleaned up
+    assert (Path(f"{memo}.thread").exists()) == (thread == "thread")
+    if not code.isdigit():
+        assert done.stderr.strip() == code
+
+
+def test_the_console_script_keeps_the_exit_status_of_its_command(tmp_path: Path) -> None:
+    env = dict(os.environ, VAULT_AGENT_DATA_DIR=str(tmp_path / "data"))
+    usage = subprocess.run(
+        [sys.executable, "-m", "vault_agent.cli", "search"], capture_output=True, env=env
+    )
+    assert usage.returncode == 2 and b"Missing argument" in usage.stderr
+    missing = tmp_path / "no such vault"
+    failed = subprocess.run(
+        [sys.executable, "-m", "vault_agent.cli", "search", "x", "--vault", str(missing)],
+        capture_output=True,
+        env=env,
+    )
+    assert failed.returncode == 1 and b"error" in failed.stderr

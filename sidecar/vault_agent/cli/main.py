@@ -23,6 +23,7 @@ import typer
 
 from vault_agent.choices import EmbeddingChoice
 from vault_agent.cli.collector import freeze_at_exit
+from vault_agent.cli.fast_exit import leave
 from vault_agent.cli.options import (
     NoSyncOption,
     ProfileOption,
@@ -41,9 +42,13 @@ app.add_typer(sources_app, name="sources")
 
 def run() -> None:
     """The `vault-agent` console script (and `python -m vault_agent.cli`): the app, in a
-    process whose long-lived objects the cycle collector leaves alone (`collector.py`)."""
+    process whose long-lived objects the cycle collector leaves alone (`collector.py`) and
+    that ends without the interpreter's teardown (`fast_exit.py`)."""
     freeze_at_exit()
-    app()
+    try:
+        app()
+    except SystemExit as stop:  # typer ends every command so, with its exit status
+        leave(stop.code)
 
 
 @app.command()
