@@ -467,3 +467,75 @@ def test_a_symlink_loop_appearing_while_watched_spoils_no_other_change(
         status = statuses(index)
         assert status["loop.md"].state == "skipped"
         assert "symlink loop" in (status["loop.md"].reason or "")
+
+
+def hidden_targets(vault: Path) -> dict[str, str]:
+    """Links named like notes into what the vault never indexes: Obsidian's and git's folders,
+    an ignored folder, a file of another kind. Each with the secret its target holds."""
+    secrets = {
+        ".obsidian/plugins/x/data.json": '{"token": "obsidiansecretword"}',
+        ".git/config": "url = https://user:gitsecretword@example.com/notes.git",
+        "Private/secret.md": "# Secret\n\nMy privatesecretword.",
+        "Attachments/keys.txt": "txtsecretword",
+    }
+    for file, text in secrets.items():
+        (vault / file).parent.mkdir(parents=True, exist_ok=True)
+        (vault / file).write_text(text, encoding="utf-8")
+    (vault / "Inbox").mkdir(exist_ok=True)
+    links = {}
+    for number, (file, text) in enumerate(secrets.items()):
+        link = f"Inbox/link {number}.md"
+        (vault / link).symlink_to(Path("..", file))
+        links[link] = text.split()[-1].strip('"}.')
+    return links
+
+
+def test_a_symlinked_note_never_carries_a_hidden_ignored_or_other_file_in(
+    tmp_path: Path, embedder: MiniLmEmbedder, sparse: Bm25Encoder
+) -> None:
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "Real.md").write_text("# Real\n\nThe quince jelly set.\n", encoding="utf-8")
+    (vault / "Alias.md").symlink_to("Real.md")  # a link to a note the vault indexes: kept
+    links = hidden_targets(vault)
+    settings = api_settings(vault, tmp_path, index={"ignore": ["Private/**"]})
+    with VaultIndex(settings, embedder=embedder, sparse=sparse) as index:
+        index.indexer.sync()
+        status = statuses(index)
+        for link, secret in links.items():
+            assert status[link].state == "skipped", link
+            assert "not followed" in (status[link].reason or ""), link
+            assert not index.searcher.search(secret, limit=3, mode="sparse"), secret
+        assert status["Alias.md"].state == "indexed"
+
+
+def test_a_watched_change_behind_a_symlinked_folder_is_not_indexed(
+    tmp_path: Path, embedder: MiniLmEmbedder, sparse: Bm25Encoder
+) -> None:
+    """The full scan never enters a symlinked folder; a watcher reports changes behind one
+    under the link's path, and those are refused the same way."""
+    vault = tmp_path / "vault"
+    (vault / ".trash").mkdir(parents=True)
+    (vault / "Inbox").mkdir()
+    (vault / "Inbox" / "bin").symlink_to(Path("..", ".trash"), target_is_directory=True)
+    settings = api_settings(vault, tmp_path)
+    with VaultIndex(settings, embedder=embedder, sparse=sparse) as index:
+        index.indexer.sync()
+
+        async def scenario() -> None:
+            stop = asyncio.Event()
+            synced = asyncio.Event()
+            watcher = asyncio.create_task(
+                index.indexer.watch(stop=stop, on_sync=lambda _: synced.set(), debounce_ms=300)
+            )
+            await asyncio.sleep(0.5)  # inotify is watching
+            (vault / ".trash" / "Deleted.md").write_text("The trashsecretword.\n")
+            (vault / "Fresh.md").write_text("# Fresh\n\nThe quince jelly set.\n", encoding="utf-8")
+            await until_synced(synced, lambda: "Fresh.md" in index.store.file_states())
+            stop.set()
+            await watcher
+
+        asyncio.run(scenario())
+        assert "Fresh.md" in index.store.file_states()
+        assert not any(file.startswith("Inbox/") for file in index.store.file_states())
+        assert not index.searcher.search("trashsecretword", limit=3, mode="sparse")

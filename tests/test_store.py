@@ -420,6 +420,11 @@ FILTER_CASES: list[tuple[str, SearchFilter, set[str]]] = [
     ),
     ("date_to only", SearchFilter(date_to=date(2024, 5, 1)), {"Daily/2024-05-01.md"}),
     ("empty date range", SearchFilter(date_from=date(2024, 5, 4), date_to=date(2024, 5, 9)), set()),
+    (
+        "the widest date range a date holds",
+        SearchFilter(date_from=date.min, date_to=date.max),
+        DAILY,
+    ),
     ("chunk_index", SearchFilter(chunk_index=2), {PLAN}),
     ("tag AND folder", SearchFilter(tags=["project"], folders=["Projects/Alpha"]), {PLAN}),
     ("tag AND type, disjoint", SearchFilter(tags=["project"], types=["daily"]), set()),

@@ -2,7 +2,9 @@
 
 Obsidian's own folders (.obsidian, .trash), hidden folders and configured ignore globs are
 never indexed. Symlinked folders are not followed (loops and escapes), and a symlinked file
-counts only when it points inside the vault.
+counts only when it points at a file the vault would index itself, of the same kind: a link
+named like a note must not carry the content of a hidden, ignored or non-note file
+("Inbox/notes.md" -> ".git/config") into the index.
 """
 
 from __future__ import annotations
@@ -74,7 +76,8 @@ def scan_vault(
                 if entry.is_dir(follow_symlinks=False):
                     stack.append((entry.path, relative + "/"))
                     continue
-                problem = symlink_problem(Path(entry.path), root) if entry.is_symlink() else None
+                link = Path(entry.path)
+                problem = symlink_problem(link, root, ignore) if entry.is_symlink() else None
                 if problem is not None:
                     if problems is not None and is_note(relative):
                         problems[relative] = problem
@@ -91,14 +94,18 @@ def scan_paths(
     root: Path, files: Sequence[str], ignore: Sequence[str], problems: dict[str, str]
 ) -> list[VaultFile]:
     """What `scan_vault` would yield of these vault-relative paths (a watcher's few): each
-    one's stat, unless it is ignored, gone, not a regular file or an unfollowable symlink
-    (a note's reason then put in `problems`)."""
+    one's stat, unless it is ignored, gone, not a regular file, an unfollowable symlink (a
+    note's reason then put in `problems`) or under a symlinked folder, which the scan never
+    enters (a watcher reports changes behind one under the link's path)."""
+    root = root.resolve()
     found = []
     for file in files:
         if is_ignored(file, ignore):
             continue
         link = root / file
-        problem = symlink_problem(link, root) if link.is_symlink() else None
+        if _under_symlinked_folder(root, file):
+            continue
+        problem = symlink_problem(link, root, ignore) if link.is_symlink() else None
         if problem is not None:
             if is_note(file):
                 problems[file] = problem
@@ -111,6 +118,14 @@ def scan_paths(
         if path.is_file():
             found.append(VaultFile(file=file, mtime=stat.st_mtime, size=stat.st_size))
     return found
+
+
+def _under_symlinked_folder(root: Path, file: str) -> bool:
+    """True when a folder on the way from `root` (resolved) to `file` is a symlink."""
+    try:
+        return (root / file).parent.resolve() != root.joinpath(*PurePosixPath(file).parts[:-1])
+    except (OSError, RuntimeError):  # a loop on the way
+        return True
 
 
 def is_ignored(relative: str, ignore: Sequence[str]) -> bool:
@@ -151,8 +166,9 @@ def resolve_in_vault(root: Path, file: str) -> Path:
     return candidate
 
 
-def symlink_problem(link: Path, root: Path) -> str | None:
-    """Why the symlink `link` is not followed, or None when it leads to a file in `root`."""
+def symlink_problem(link: Path, root: Path, ignore: Sequence[str] = ()) -> str | None:
+    """Why the symlink `link` is not followed, or None when it leads to a file in `root` that
+    the vault would index itself (not hidden, not ignored), of the kind its own name says."""
     try:
         target = link.resolve(strict=True)
     except RuntimeError:  # Python 3.11's word for a loop
@@ -161,6 +177,11 @@ def symlink_problem(link: Path, root: Path) -> str | None:
         if error.errno == errno.ELOOP:
             return "symlink loop"
         return "broken symlink: its target does not exist"
-    if not target.is_relative_to(root.resolve()):
+    root = root.resolve()
+    if not target.is_relative_to(root):
         return "symlink to a file outside the vault (not followed)"
+    if is_ignored(target.relative_to(root).as_posix(), ignore):
+        return "symlink to a hidden or ignored file (not followed)"
+    if is_note(link.name) and Path(link.name).suffix.lower() != target.suffix.lower():
+        return "symlink to a file of another kind (not followed)"
     return None

@@ -8,7 +8,7 @@ its own classes, so the two implementations cannot drift apart on semantics.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import date, timedelta
 
 from vault_agent.index.store.protocol import SearchFilter
 
@@ -75,7 +75,10 @@ def conditions(search_filter: SearchFilter | None) -> list[Condition]:
     if search_filter.date_from is not None or search_filter.date_to is not None:
         # date_to is inclusive for the caller. An exclusive bound on the next day keeps it
         # inclusive even if a `date` ever carries a time of day ("2024-05-01T18:00").
-        upper = search_filter.date_to + timedelta(days=1) if search_filter.date_to else None
+        # The last day a `date` holds has no next one: up to it is no bound at all.
+        upper = None
+        if search_filter.date_to is not None and search_filter.date_to < date.max:
+            upper = search_filter.date_to + timedelta(days=1)
         out.append(
             DateRange(
                 "date",
