@@ -12,7 +12,13 @@ from hypothesis import strategies as st
 
 from conftest import EXAMPLE_VAULT, shared_data
 from vault_agent.index.embed.minilm import MiniLmEmbedder
-from vault_agent.vault.chunker import Chunk, ChunkSizes, chunk_note, split_text
+from vault_agent.vault.chunker import (
+    Chunk,
+    ChunkSizes,
+    chunk_note,
+    innermost_folder,
+    split_text,
+)
 from vault_agent.vault.notes import Note, parse_note
 
 #: Sizes in characters of reading text, so the tests can reason about lengths.
@@ -86,7 +92,7 @@ def test_a_small_last_section_merges_into_the_previous_one() -> None:
 
 
 def test_small_sections_do_not_merge_past_max_chars() -> None:
-    note = parse(f"# Tiny\nSmall.\n# Big\n{para('big', 1490)}")
+    note = parse(f"# Tiny\nSmall.\n# Big\n{para('big', 1480)}")
     chunks = chunk_note(note, CHARS)
     assert [chunk.heading for chunk in chunks] == ["Tiny", "Big"]
     assert chunks[0].body == "Small."
@@ -100,7 +106,7 @@ def test_text_before_the_first_heading_has_an_empty_heading() -> None:
 def test_note_without_body_gets_one_title_chunk() -> None:
     for text in ("", "---\ntags: [x]\n---\n", "   \n\n"):
         chunks = chunk_note(parse(text, "Ideas/Quiet Note.md"), CHARS)
-        assert chunks == [Chunk(chunk_index=0, heading="", body="", embed_text="Quiet Note")]
+        assert chunks == [Chunk(chunk_index=0, heading="", body="", embed_text="Ideas\nQuiet Note")]
 
 
 def test_properties_are_embedded_after_the_title_and_kept_with_the_first_chunk() -> None:
@@ -121,12 +127,15 @@ def test_properties_are_embedded_after_the_title_and_kept_with_the_first_chunk()
     ]
     # Links read as their text; tags, display settings, URLs and nested data are no facts.
     assert chunks[0].properties == facts
-    assert chunks[0].embed_text.startswith("\n".join(["Blade Runner", *facts, "Plot", ""]))
+    assert chunks[0].embed_text.startswith("\n".join(["Films", "Blade Runner", *facts, "Plot", ""]))
     assert [chunk.properties for chunk in chunks[1:]] == [[]]
     assert "director" not in chunks[1].embed_text
     # A note of properties alone is found by them.
     [only] = chunk_note(parse("---\nlast: 2023-09-14\n---\n", "Films/Alien.md"), CHARS)
-    assert (only.embed_text, only.properties) == ("Alien\nlast: 2023-09-14", ["last: 2023-09-14"])
+    assert (only.embed_text, only.properties) == (
+        "Films\nAlien\nlast: 2023-09-14",
+        ["last: 2023-09-14"],
+    )
 
 
 def test_properties_take_at_most_a_quarter_of_the_chunk() -> None:
@@ -140,16 +149,27 @@ def test_properties_take_at_most_a_quarter_of_the_chunk() -> None:
 def test_a_lone_empty_heading_still_gets_a_chunk() -> None:
     chunks = chunk_note(parse("# Only a heading\n"), CHARS)
     assert [(chunk.heading, chunk.body) for chunk in chunks] == [("Only a heading", "")]
-    assert chunks[0].embed_text == "Topic\nOnly a heading"
+    assert chunks[0].embed_text == "Notes\nTopic\nOnly a heading"
 
 
-def test_embed_text_holds_title_heading_path_and_body() -> None:
+def test_embed_text_holds_folder_title_heading_path_and_body() -> None:
     note = parse(
-        f"# Setup\n{para('a', 400)}\n## Linux\nUse apt. {para('b', 400)}", "Guides/Install.md"
+        f"# Setup\n{para('a', 400)}\n## Linux\nUse apt. {para('b', 400)}",
+        "Docs/Guides/Install.md",
     )
     chunk = chunk_note(note, CHARS)[1]
-    assert chunk.embed_text == f"Install\nSetup > Linux\n\n{chunk.body}"
+    # Only the innermost folder: outer ones are filing, and keyword search reads them all.
+    assert chunk.embed_text == f"Guides\nInstall\nSetup > Linux\n\n{chunk.body}"
     assert chunk.body.startswith("Use apt.")
+
+
+def test_a_note_at_the_root_or_from_a_url_embeds_no_folder() -> None:
+    text = f"# Setup\n{para('a', 100)}"
+    for file in ("Install.md", "https://example.com/docs/Install.md"):
+        [chunk] = chunk_note(parse(text, file), CHARS)
+        assert chunk.embed_text.startswith("Install\nSetup\n\n"), file
+    assert innermost_folder("https://example.com/docs/Install.md") == ""
+    assert innermost_folder("Mobile/v1.4.2.md") == "Mobile"
 
 
 # -- splitting --------------------------------------------------------------------------------
@@ -203,7 +223,8 @@ def test_example_vault_notes_chunk_without_losing_text() -> None:
         note = parse_note(path.relative_to(EXAMPLE_VAULT).as_posix(), path.read_bytes())
         chunks = chunk_note(note, CHARS)
         assert_nothing_lost(note, chunks)
-        assert all(chunk.embed_text.startswith(note.title) for chunk in chunks)
+        named = "\n".join(filter(None, [innermost_folder(note.file), note.title]))
+        assert all(chunk.embed_text.startswith(named) for chunk in chunks)
 
 
 def test_irrigation_decision_stays_in_one_chunk_under_its_heading() -> None:
@@ -278,7 +299,7 @@ def test_a_long_section_is_embedded_in_overlapping_windows(tokens: ChunkSizes) -
     assert " ".join(chunk.body for chunk in chunks) == " ".join(sentences)
     for before, after in pairwise(chunks):
         last_sentence = before.body.rsplit(". ", 1)[-1]
-        context = after.embed_text.removeprefix("Starter\nFeeding\n\n")
+        context = after.embed_text.removeprefix("Recipes\nStarter\nFeeding\n\n")
         assert context.startswith(tuple(s for s in before.body.split(". ")[-3:]))
         assert last_sentence in context and not after.body.startswith(last_sentence)
 

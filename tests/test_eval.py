@@ -20,6 +20,7 @@ from typer.testing import CliRunner
 
 from conftest import EXAMPLE_VAULT, shared_data
 from vault_agent.cli.main import app
+from vault_agent.config import Settings
 from vault_agent.evaluation.beir import BeirDataset, Document, load_beir, note_name, write_vault
 from vault_agent.evaluation.beir_eval import BeirResult
 from vault_agent.evaluation.cache import CachedEmbedder
@@ -274,6 +275,28 @@ def test_a_date_no_note_has_is_missing_and_one_a_note_has_is_not(agent_index: Va
     # A daily note of that day, and a meeting note titled with its date.
     assert retrieve("What did I do on 5 November 2026?").confidence.missing_names == ()
     assert retrieve("Notes from 10 November 2026?").confidence.missing_names == ()
+
+
+def test_in_a_vault_that_dates_no_note_a_date_names_no_note(
+    tmp_path: Path, embedder: MiniLmEmbedder, sparse: Bm25Encoder
+) -> None:
+    # Documentation: a date in a question is an example ("a note created on 1 January
+    # 2024"), not the day of a note the vault lacks.
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "Unique note creator.md").write_text(
+        "# Unique note creator\n\nNew notes are named with a timestamp, like 202401010945.\n",
+        encoding="utf-8",
+    )
+    settings = Settings(vault=vault, data_dir=tmp_path / "data")
+    with VaultIndex(settings, embedder=embedder, sparse=sparse) as index:
+        index.indexer.sync()
+        query = "What name does a note created at 09:45 on 1 January 2024 get?"
+        assert index.searcher.retrieve(query).confidence.missing_names == ()
+        # Once the vault keeps a daily note, a day without one is missing again.
+        (vault / "2026-11-05.md").write_text("Walked to the harbour.\n", encoding="utf-8")
+        index.indexer.sync()
+        assert index.searcher.retrieve(query).confidence.missing_names == ("2024-01-01",)
 
 
 def test_a_question_naming_the_day_of_a_note_found_is_about_that_note(

@@ -269,8 +269,8 @@ def test_keyword_search_reads_a_notes_aliases_and_folders(
     tmp_path: Path, embedder: MiniLmEmbedder, sparse: Bm25Encoder
 ) -> None:
     vault = tmp_path / "vault"
-    (vault / "Projects" / "Zephyrine").mkdir(parents=True)
-    (vault / "Projects" / "Zephyrine" / "Plan.md").write_text(
+    (vault / "Kestrelwood" / "Zephyrine").mkdir(parents=True)
+    (vault / "Kestrelwood" / "Zephyrine" / "Plan.md").write_text(
         "# Plan\n\nShip the first prototype in March.\n", encoding="utf-8"
     )
     (vault / "Gardening.md").write_text(
@@ -281,5 +281,9 @@ def test_keyword_search_reads_a_notes_aliases_and_folders(
     with VaultIndex(settings, embedder=embedder, sparse=sparse) as index:
         index.indexer.sync()
         search = index.searcher.search
-        assert files(search("zephyrine", limit=1, mode="sparse")) == ["Projects/Zephyrine/Plan.md"]
+        plan = ["Kestrelwood/Zephyrine/Plan.md"]
+        # The innermost folder is in the chunk's own text (chunker.innermost_folder), the
+        # outer ones on its line of other names: keyword search reads both.
+        assert files(search("zephyrine", limit=1, mode="sparse")) == plan
+        assert files(search("kestrelwood", limit=1, mode="sparse")) == plan
         assert files(search("quillonbed", limit=1, mode="sparse")) == ["Gardening.md"]

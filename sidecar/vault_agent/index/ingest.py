@@ -175,6 +175,7 @@ class Ingest:
 
 
 def _other_names(keys: FileKeys) -> str:
-    """A note's aliases and the names of the folders it sits in, one line."""
-    folders = () if "://" in keys.file else PurePosixPath(keys.file).parent.parts
+    """A note's aliases and the names of the outer folders it sits in, one line (the
+    innermost one is in every chunk's text already: `chunker.innermost_folder`)."""
+    folders = () if "://" in keys.file else PurePosixPath(keys.file).parent.parts[:-1]
     return " ".join([*keys.aliases, *folders])

@@ -1,10 +1,11 @@
 """Cut a parsed note into chunks for embedding: one per heading section, sized to the encoder.
 
-Owns the sizing rules. What a chunk embeds is its title, heading path and the reading text of
-its body (`reading_text.py`: the words a reader sees, without comments, URLs or tags); sizes
-count exactly that, with `ChunkSizes.measure`: the embedder's own tokenizer when the index
-chunks (MiniLM reads at most 256 word-pieces; anything past them would never be embedded),
-characters in some tests. So every chunk's embedded text fits whole.
+Owns the sizing rules. What a chunk embeds is its note's folder (the innermost one), title,
+heading path and the reading text of its body (`reading_text.py`: the words a reader sees,
+without comments, URLs or tags); sizes count exactly that, with `ChunkSizes.measure`: the
+embedder's own tokenizer when the index chunks (MiniLM reads at most 256 word-pieces;
+anything past them would never be embedded), characters in some tests. So every chunk's
+embedded text fits whole.
 
 The note's properties (`properties.py`: ``last: 2023-09-14``) are embedded after the title in
 the first section's chunks, up to a quarter of the chunk, and kept with chunk 0 to be quoted.
@@ -24,6 +25,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import pairwise
+from pathlib import PurePosixPath
 
 from pydantic import BaseModel
 
@@ -33,7 +35,7 @@ from vault_agent.vault.reading_text import reading_text
 
 HEADING_SEPARATOR = " > "
 #: Bump when what a chunk embeds changes: stored chunks record it, and another one is redone.
-CHUNKS_VERSION = 3
+CHUNKS_VERSION = 4
 #: Markdown longer than this many characters per unit of the chunk size (more than any script
 #: averages per token) is split without measuring it whole.
 _TOO_LONG_FACTOR = 16
@@ -73,7 +75,7 @@ class Chunk(BaseModel):
     chunk_index: int
     heading: str  # "Setup > Linux"; "" before the first heading
     body: str
-    embed_text: str  # title + heading path (+ the window before) + the body's reading text
+    embed_text: str  # folder + title + heading path (+ the window before) + the body's text
     page: int | None = None  # PDFs: the page the chunk is on
     properties: list[str] = []  # chunk 0: the note's properties as "key: value" lines
 
@@ -93,10 +95,14 @@ def chunk_note(note: Note, sizes: ChunkSizes | None = None) -> list[Chunk]:
     else:
         groups = _merge_small(note, reader)
     facts = _fitted_facts(property_lines(note.frontmatter), reader)
+    # The folder a note sits in says what it is about where its name alone doesn't: "v1.4.2"
+    # in "Mobile" is the mobile app's release. Only the innermost one: outer folders are
+    # filing ("02 - Community Expansions"), and keyword search reads them all anyway.
+    named = [folder, note.title] if (folder := innermost_folder(note.file)) else [note.title]
     chunks: list[Chunk] = []
     for group in groups:
         # The note's properties follow its title, before the heading path.
-        title = "\n".join([note.title, *facts]) if group is groups[0] else note.title
+        title = "\n".join([*named, *facts]) if group is groups[0] else "\n".join(named)
         head = _fitted_head(_head(title, group.heading), reader)
         # An empty section still gets its chunk: the heading alone is worth finding.
         for body, reading, context in _windows(head, group, reader) or [("", "", "")]:
@@ -111,10 +117,16 @@ def chunk_note(note: Note, sizes: ChunkSizes | None = None) -> list[Chunk]:
                 )
             )
     if not chunks:
-        text = "\n".join([note.title, *facts])
+        text = "\n".join([*named, *facts])
         chunks.append(Chunk(chunk_index=0, heading="", body="", embed_text=text))
     chunks[0].properties = facts
     return chunks
+
+
+def innermost_folder(file: str) -> str:
+    """The name of the folder `file` sits in ("" at the vault's root, or for a document
+    fetched from a URL)."""
+    return "" if "://" in file else PurePosixPath(file).parent.name
 
 
 def split_text(text: str, max_size: int, measure: Callable[[str], int] = len) -> list[str]:

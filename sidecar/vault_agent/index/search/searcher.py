@@ -200,7 +200,11 @@ class Searcher:
         self, hints: QueryHints, search_filter: SearchFilter | None
     ) -> tuple[str, ...]:
         """The dates (with a year) the query names that no note is dated or titled with, nor
-        writes: "my daily note on 5 October 2023" when there is none."""
+        writes: "my daily note on 5 October 2023" when there is none. In a vault that dates no
+        note (documentation), a date is what the question is about, not a note it names: "a
+        note created at 09:45 on 1 January 2024" is an example."""
+        if not hints.dates or not self.store.count(SearchFilter(date_from=date.min)):
+            return ()
         missing = []
         for day in sorted(hints.dates):
             if day.startswith(ANY_YEAR):
