@@ -9,7 +9,8 @@
  *
  * - the answer is rendered into a document that has no window (`inertContainer`): nothing in it
  *   loads, whatever its attributes say, until it is moved into the pane;
- * - `sanitiseRendered` then removes every element that would load something that is not a vault
+ * - `sanitiseRendered` then turns every embed (`![[Note]]`, which Obsidian fills after the render
+ *   returns) into a link, removes every element that would load something that is not a vault
  *   resource (images, media, frames, objects, styles, SVG images and animations...), every
  *   attribute that would (a remote `background`, a style or SVG paint with a function or an
  *   escape in it, event handlers, `ping`), and turns links to anything but web pages and the
@@ -23,6 +24,7 @@
  */
 
 const BASE_HOST = "vault.invalid";
+const XHTML = "http://www.w3.org/1999/xhtml";
 /** `https:x` is a relative path on an https page but `https://x/` elsewhere: only a URL that
  * stays relative on pages of two schemes is relative everywhere. */
 const BASES = [`https://${BASE_HOST}/vault/`, `http://${BASE_HOST}/vault/`];
@@ -97,6 +99,7 @@ const TEXT_ATTRIBUTES = new Set([
  */
 export function sanitiseRendered(root: Element): string[] {
 	const removed: string[] = [];
+	for (const embed of Array.from(root.querySelectorAll(".internal-embed"))) embedAsLink(embed);
 	for (const element of Array.from(root.querySelectorAll("*"))) {
 		if (!root.contains(element)) continue; // inside something already removed
 		const tag = element.localName.toLowerCase();
@@ -116,6 +119,23 @@ export function sanitiseRendered(root: Element): string[] {
 		sanitiseAttributes(element, tag, removed);
 	}
 	return removed;
+}
+
+/**
+ * Obsidian renders `![[Note]]` as an empty placeholder that it fills later, once the render
+ * has returned, with the embedded note rendered in full: after this allowlist ran, so that
+ * note's remote images would load. A streamed answer is raw model text (the sidecar turns
+ * embeds into links in the final one only): every embed becomes a link to what it embeds.
+ */
+function embedAsLink(embed: Element): void {
+	const target = embed.getAttribute("src") ?? "";
+	// The embed's own document (no obsidian import here: `createEl` is Obsidian's).
+	const link = embed.ownerDocument.createElementNS(XHTML, "a");
+	link.className = "internal-link";
+	link.setAttribute("data-href", target);
+	link.setAttribute("href", target);
+	link.textContent = embed.getAttribute("alt") || target;
+	embed.replaceWith(link);
 }
 
 function sanitiseAttributes(element: Element, tag: string, removed: string[]): void {

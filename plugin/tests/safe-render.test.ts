@@ -52,3 +52,32 @@ describe("URLs as the browser parses them", () => {
 		}
 	});
 });
+
+describe("embeds, which Obsidian fills after the render returns", () => {
+	it("become links to what they embed, so nothing filled in later reaches the pane", () => {
+		// Obsidian's placeholders, as raw HTML (rendered as the pane renders: nothing loads).
+		const root = rendered(
+			'<p>See <span class="internal-embed" src="Hostile note" alt="Hostile note"></span> and ' +
+				'<span class="internal-embed media-embed" src="photo.png"></span></p>',
+		);
+		const placeholder = root.querySelector(".internal-embed");
+		expect(sanitiseRendered(root)).toEqual([]);
+		expect(root.querySelector(".internal-embed")).toBeNull();
+		const links = Array.from(root.querySelectorAll("a.internal-link"));
+		expect(links.map((a) => [a.getAttribute("data-href"), a.textContent])).toEqual([
+			["Hostile note", "Hostile note"],
+			["photo.png", "photo.png"],
+		]);
+		// Obsidian filling its placeholder afterwards fills a node the answer no longer holds.
+		placeholder?.insertAdjacentHTML("beforeend", '<img src="https://evil.example/x.png">');
+		expect(violations(root)).toEqual([]);
+		expect(root.querySelector("img")).toBeNull();
+	});
+
+	it("leading anywhere but the vault become text", () => {
+		const root = rendered('<span class="internal-embed" src="javascript:alert(1)" alt="x"></span>');
+		sanitiseRendered(root);
+		expect(root.querySelector("a, span")).toBeNull();
+		expect(root.textContent?.trim()).toBe("x");
+	});
+});
