@@ -147,6 +147,20 @@ def test_the_check_itself_tells_vault_resources_from_remote_ones() -> None:
     assert [v.kind for v in violations(render('<a href="obsidian://x">x</a>'))] == ["link"]
 
 
+def test_an_app_url_is_a_vault_resource_only_when_it_names_no_other_machine() -> None:
+    # Obsidian serves vault files on app:; a path naming a network share (Windows) is fetched
+    # from that machine.
+    for url in ["app://local/vault/x.png", "app://local/C:/Users/me/vault/x.png"]:
+        assert is_vault_resource(url) and is_safe_link(url), url
+    for url in [
+        "app://local//evil.example/share/x.png",
+        "app://local/%5C%5Cevil.example%5Cshare%5Cx.png",
+        "app://local/%2F%2Fevil.example/x.png",
+        "app://local/\\\\evil.example\\share\\x.png",
+    ]:
+        assert not is_vault_resource(url) and not is_safe_link(url), url
+
+
 def test_links_to_web_pages_stay_links_and_unsafe_ones_become_their_text() -> None:
     safe = sanitise_markdown("[docs](https://ok.example/p) and [run](javascript:alert(1)) now")
     assert safe.markdown == "[docs](https://ok.example/p) and run now"

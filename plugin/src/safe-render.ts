@@ -34,13 +34,28 @@ const LINK_SCHEMES = new Set(["http:", "https:"]);
 /** True when loading `url` (as an image, media, frame or style) stays on this machine. */
 export function isVaultResource(url: string): boolean {
 	const scheme = schemeOf(url);
-	return scheme === null ? staysRelative(url) : RESOURCE_SCHEMES.has(scheme);
+	return scheme === null ? staysRelative(url) : RESOURCE_SCHEMES.has(scheme) && namesNoOtherMachine(url);
 }
 
 /** True when `url` may stay a clickable link: a vault resource or a web page. */
 export function isSafeLink(url: string): boolean {
 	const scheme = schemeOf(url);
-	return scheme === null ? staysRelative(url) : RESOURCE_SCHEMES.has(scheme) || LINK_SCHEMES.has(scheme);
+	if (scheme === null) return staysRelative(url);
+	return (RESOURCE_SCHEMES.has(scheme) && namesNoOtherMachine(url)) || LINK_SCHEMES.has(scheme);
+}
+
+/**
+ * Obsidian serves a vault file at `app://<id>/<its absolute path>`; a path naming another
+ * machine (`//host/share`, `\\host\share`: a network share on Windows) would be fetched from it.
+ */
+function namesNoOtherMachine(url: string): boolean {
+	let path = new URL(url).pathname;
+	try {
+		path = decodeURIComponent(path);
+	} catch {
+		return false; // a malformed escape: no file's path
+	}
+	return !path.startsWith("//") && !path.includes("\\");
 }
 
 function schemeOf(url: string): string | null {

@@ -43,6 +43,21 @@ describe("URLs as the browser parses them", () => {
 		}
 	});
 
+	it("takes an app: URL as a vault resource only when it names no other machine", () => {
+		for (const url of ["app://local/vault/x.png", "app://local/C:/Users/me/vault/x.png"]) {
+			expect(isVaultResource(url) && isSafeLink(url), url).toBe(true);
+		}
+		for (const url of [
+			"app://local//evil.example/share/x.png",
+			"app://local/%5C%5Cevil.example%5Cshare%5Cx.png",
+			"app://local/%2F%2Fevil.example/x.png",
+			"app://local/\\\\evil.example\\share\\x.png",
+			"app://local/%E0%A4%A",
+		]) {
+			expect(isVaultResource(url) || isSafeLink(url), url).toBe(false);
+		}
+	});
+
 	it("lets links lead to web pages and the vault only", () => {
 		expect(isSafeLink("https://ok.example/p")).toBe(true);
 		expect(isSafeLink("http:ok.example")).toBe(true);

@@ -15,6 +15,8 @@ newlines inside it are dropped, backslashes count as slashes for web schemes, ``
 
 from __future__ import annotations
 
+from urllib.parse import unquote
+
 import ada_url
 
 #: Relative URLs are resolved against pages on this host, which is never a real one. A relative
@@ -32,7 +34,7 @@ def is_vault_resource(url: str) -> bool:
     """True when loading ``url`` (as an image, media, frame or style) stays on this machine."""
     absolute = _scheme(url)
     if absolute is not None:
-        return absolute in RESOURCE_SCHEMES
+        return absolute in RESOURCE_SCHEMES and _names_no_other_machine(url)
     return _stays_relative(url)
 
 
@@ -40,8 +42,17 @@ def is_safe_link(url: str) -> bool:
     """True when ``url`` may stay a clickable link: a vault resource or a web page."""
     absolute = _scheme(url)
     if absolute is not None:
-        return absolute in RESOURCE_SCHEMES or absolute in LINK_SCHEMES
+        resource = absolute in RESOURCE_SCHEMES and _names_no_other_machine(url)
+        return resource or absolute in LINK_SCHEMES
     return _stays_relative(url)
+
+
+def _names_no_other_machine(url: str) -> bool:
+    """Obsidian serves a vault file at ``app://<id>/<its absolute path>``; a path naming
+    another machine (``//host/share``, or with backslashes: a network share on Windows) would
+    be fetched from it."""
+    path = unquote(str(ada_url.parse_url(url, attributes=("pathname",))["pathname"]))
+    return not path.startswith("//") and "\\" not in path
 
 
 def _scheme(url: str) -> str | None:
