@@ -6,8 +6,9 @@ newlines inside it are dropped, backslashes count as slashes for web schemes, ``
 
 - A **vault resource** may load (an image, a video...): a relative path (an attachment beside the
   notes, or ``#fragment``, ``?query``, ``/absolute/path``: all on the page's own origin), or an
-  ``app:`` URL, the scheme Obsidian serves vault files on. Nothing with another scheme (https:,
-  data:, blob:, file:, javascript:...) and nothing protocol-relative (``//host``) loads.
+  ``app:`` URL, the scheme Obsidian serves vault files on, whose path names no other machine.
+  Nothing with another scheme (https:, data:, blob:, file:, javascript:...) and nothing
+  protocol-relative (``//host``) loads.
 - A **safe link** may stay a clickable link: a vault resource, or an ``http:``/``https:`` page.
   A click is the user's choice, not an automatic load; other schemes (``javascript:``,
   ``obsidian:``, which can run commands of other plugins, ``file:``, ``data:``...) are not.
