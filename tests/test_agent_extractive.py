@@ -474,6 +474,23 @@ def test_cli_ask_rejects_an_unknown_profile(tmp_path: Path) -> None:
     assert result.exit_code == 2 and "unknown profile 'gpt'" in result.stderr
 
 
+@pytest.mark.parametrize(
+    ("question", "reason"),
+    [("", "at least 1 character"), ("x" * 8_001, "at most 8000 characters")],
+)
+def test_cli_ask_refuses_a_question_the_api_would_with_its_reason(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, question: str, reason: str
+) -> None:
+    monkeypatch.setenv("VAULT_AGENT_DATA_DIR", str(tmp_path / "data"))
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "Note.md").write_text("# Note\n\nA line.\n", encoding="utf-8")
+    result = CliRunner().invoke(app, ["ask", question, "--vault", str(vault)])
+    assert result.exit_code == 2, result.output
+    assert f"error: question: String should have {reason}" in result.stderr
+    assert "Traceback" not in result.output
+
+
 def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

@@ -96,6 +96,12 @@ def test_bad_input_is_refused_before_anything_is_written(
     huge.write_text(json.dumps({"id": "big", "text": "a" * 1_000_001}), encoding="utf-8")
     code, _, err = run("sources", "add", "clips", str(huge), "--vault", str(vault))
     assert code == 2 and "over the limit of 1,000,000 bytes" in " ".join(err.split())
+    # A line no document could fill is refused as it is read, not once the file is in memory:
+    # a stream without an end (`/dev/zero`) would never be.
+    endless = tmp_path / "endless.jsonl"
+    endless.write_text(json.dumps(DOCUMENTS[0]) + "\n" + "0" * 7_000_000, encoding="utf-8")
+    code, _, err = run("sources", "add", "clips", str(endless), "--vault", str(vault))
+    assert code == 2 and "endless.jsonl, line 2: over 6,100,000 characters" in " ".join(err.split())
     code, _, err = run("sources", "remove", "Bad Name", "--vault", str(vault))
     assert code == 2 and "invalid source name" in err
     assert sources_of(vault) == {"vault": 0}

@@ -435,6 +435,27 @@ def test_eval_command_prints_a_table_and_writes_json(tmp_path: Path) -> None:
     assert parsed.modes["hybrid"].mrr > parsed.modes["hybrid-plain"].mrr
 
 
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"", "no questions (one JSON object per line)"),
+        (b"\n  \n", "no questions (one JSON object per line)"),
+        (b'{"q": "x"}\n\xff\n', "not UTF-8 text (invalid start byte at byte 11)"),
+        (b'{"q": "x"}\n{"note": 3}\n', ":2: not a question: q: Field required"),
+        (b"{oops\n", ":1: not a question: Expecting property name"),
+    ],
+)
+def test_a_question_file_it_cannot_read_is_named_with_the_reason(
+    tmp_path: Path, content: bytes, message: str
+) -> None:
+    path = tmp_path / "questions.jsonl"
+    path.write_bytes(content)
+    with pytest.raises(ValueError, match=r"questions\.jsonl") as raised:
+        load_questions(path)
+    assert message in str(raised.value)
+    assert "pydantic.dev" not in str(raised.value)
+
+
 def test_eval_refuses_input_it_cannot_evaluate(tmp_path: Path) -> None:
     with pytest.raises(EvalInputError, match="--vault"):
         run_eval(EvalOptions(path=TEST_DATA / "obsidian-help-en.active.jsonl"))

@@ -539,3 +539,52 @@ def test_a_watched_change_behind_a_symlinked_folder_is_not_indexed(
         assert "Fresh.md" in index.store.file_states()
         assert not any(file.startswith("Inbox/") for file in index.store.file_states())
         assert not index.searcher.search("trashsecretword", limit=3, mode="sparse")
+
+
+@pytest.mark.skipif(os.sep == "\\", reason="a backslash separates folders on Windows")
+def test_a_backslash_in_a_note_name_is_a_letter_of_it(
+    tmp_path: Path, embedder: MiniLmEmbedder, sparse: Bm25Encoder
+) -> None:
+    vault = tmp_path / "vault"
+    (vault / "back").mkdir(parents=True)
+    (vault / "back\\slash.md").write_text("The backslashword note.\n", encoding="utf-8")
+    (vault / "back" / "slash.md").write_text("The folderword note.\n", encoding="utf-8")
+    settings = api_settings(vault, tmp_path)
+    with VaultIndex(settings, embedder=embedder, sparse=sparse) as index:
+        index.indexer.sync()
+        assert statuses(index)["back\\slash.md"].state == "indexed"
+        search = index.searcher.search
+        assert [h.file for h in search("backslashword", limit=2, mode="sparse")] == [
+            "back\\slash.md"
+        ]
+        assert [h.file for h in search("folderword", limit=2, mode="sparse")] == ["back/slash.md"]
+
+
+@pytest.mark.skipif(not Path("/proc/1/task").is_dir(), reason="needs Linux's /proc")
+def test_a_symlinked_folder_into_an_unreadable_tree_does_not_stop_the_watcher(
+    tmp_path: Path, embedder: MiniLmEmbedder, sparse: Bm25Encoder
+) -> None:
+    """The watcher follows symlinked folders (the scan does not); one reaching entries it may
+    not read (`/proc/1`: even root may not watch some) is watched around."""
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "link").symlink_to("/proc/1", target_is_directory=True)
+    settings = api_settings(vault, tmp_path)
+    with VaultIndex(settings, embedder=embedder, sparse=sparse) as index:
+        index.indexer.sync()
+
+        async def scenario() -> None:
+            stop = asyncio.Event()
+            synced = asyncio.Event()
+            watcher = asyncio.create_task(
+                index.indexer.watch(stop=stop, on_sync=lambda _: synced.set(), debounce_ms=300)
+            )
+            await asyncio.sleep(1.0)  # the watcher is set up (or has failed)
+            assert not watcher.done(), watcher.exception()
+            (vault / "Fresh.md").write_text("# Fresh\n\nThe quince jelly set.\n", encoding="utf-8")
+            await until_synced(synced, lambda: "Fresh.md" in index.store.file_states())
+            stop.set()
+            await watcher
+
+        asyncio.run(scenario())
+        assert index.searcher.search("quince jelly", limit=1)[0].file == "Fresh.md"

@@ -433,6 +433,24 @@ LIMITS = [
     pytest.param(
         "POST",
         "/v1/sources/clips/documents",
+        {"documents": [doc(metadata={"score": float("nan")})]},  # sent as JSON's NaN
+        422,
+        "invalid_request",
+        "metadata holds NaN or an infinite number",
+        id="NaN in metadata",
+    ),
+    pytest.param(
+        "PATCH",
+        "/v1/sources/clips/documents/a1",
+        {"metadata": {"scores": [1, float("inf")]}},
+        422,
+        "invalid_request",
+        "metadata holds NaN or an infinite number",
+        id="an infinity in patched metadata",
+    ),
+    pytest.param(
+        "POST",
+        "/v1/sources/clips/documents",
         {"documents": [doc(title="t" * 501)]},
         422,
         "invalid_request",

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import typer
+from pydantic import ValidationError
 
 from vault_agent.agent.events import DoneEvent
 from vault_agent.agent.extractive import ExtractiveAnswerer
@@ -43,9 +44,19 @@ def question_index(vault: Path | None, profile: str | None, no_sync: bool) -> It
 
 
 def ask_request(question: str, vault_index: VaultIndex, note: Path | None) -> AgentRequest:
-    """The question, with ``note`` (read from disk) and its linked notes as context."""
-    if note is None:
-        return AgentRequest(question=question)
+    """The question, with ``note`` (read from disk) and its linked notes as context; a
+    request the API would refuse (an empty question, one too long) exits 2 with the reason."""
+    context = _note_context(vault_index, note) if note is not None else {}
+    try:
+        return AgentRequest.model_validate({"question": question, **context})
+    except ValidationError as error:
+        reasons = (f"{_field(problem['loc'])}: {problem['msg']}" for problem in error.errors())
+        errors.print(f"[red]error:[/red] {'; '.join(reasons)}")
+        raise typer.Exit(2) from error
+
+
+def _note_context(vault_index: VaultIndex, note: Path) -> dict[str, object]:
+    """``note`` (a path in the vault, or an absolute one inside it) and its linked notes."""
     root = vault_index.settings.vault_root
     path = note.expanduser()
     relative = path.as_posix()
@@ -58,11 +69,14 @@ def ask_request(question: str, vault_index: VaultIndex, note: Path | None) -> Ag
         reason = "it is outside the vault" if not relative else str(error)
         errors.print(f"[red]error:[/red] can't read --note {note}: {reason}")
         raise typer.Exit(1) from error
-    return AgentRequest(
-        question=question,
-        active_note=ActiveNote(path=relative, content=content),
-        neighbourhood=neighbourhood_of(vault_index.graph, relative),
-    )
+    return {
+        "active_note": ActiveNote(path=relative, content=content),
+        "neighbourhood": neighbourhood_of(vault_index.graph, relative),
+    }
+
+
+def _field(location: tuple[int | str, ...]) -> str:
+    return ".".join(str(part) for part in location) or "request"
 
 
 async def answer(request: AgentRequest, vault_index: VaultIndex, verbose: bool) -> DoneEvent | None:

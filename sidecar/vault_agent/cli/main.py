@@ -61,7 +61,13 @@ def index(
     """Index the vault (only changed notes are re-embedded)."""
     import asyncio
 
-    from vault_agent.cli.common import console, load_settings, open_index, sync_with_progress
+    from vault_agent.cli.common import (
+        console,
+        errors,
+        load_settings,
+        open_index,
+        sync_with_progress,
+    )
     from vault_agent.cli.printing import print_report, print_watch_sync
 
     settings = load_settings(vault)
@@ -70,8 +76,12 @@ def index(
         print_report(vault_index, report)
         if watch:
             console.print(f"Watching {settings.vault_root} for changes (Ctrl-C to stop).")
-            with contextlib.suppress(KeyboardInterrupt):
-                asyncio.run(vault_index.indexer.watch(on_sync=print_watch_sync))
+            try:
+                with contextlib.suppress(KeyboardInterrupt):
+                    asyncio.run(vault_index.indexer.watch(on_sync=print_watch_sync))
+            except OSError as error:  # the file system's watcher gave up (a limit, a device)
+                errors.print(f"[red]error:[/red] watching the vault stopped: {error}")
+                raise typer.Exit(1) from error
 
 
 @app.command()

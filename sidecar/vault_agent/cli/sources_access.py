@@ -16,6 +16,7 @@ from pydantic import ValidationError
 from vault_agent.cli.common import errors, load_settings
 from vault_agent.config import Settings
 from vault_agent.index.documents.models import (
+    MAX_DOCUMENT_BYTES,
     MAX_DOCUMENTS_PER_REQUEST,
     Document,
     DocumentError,
@@ -31,6 +32,10 @@ from vault_agent.server.source_schemas import DeleteSourceResponse, SourcesRespo
 REQUEST_TIMEOUT_S = 600.0
 #: A batch's body stays this far under the sidecar's body limit.
 BODY_SHARE = 0.8
+#: The longest line of a .jsonl file read as one document: its text is at most
+#: `MAX_DOCUMENT_BYTES` of UTF-8, which JSON's escapes make up to six times
+#: longer, with room for its other fields.
+MAX_LINE_CHARS = 6 * MAX_DOCUMENT_BYTES + 100_000
 
 
 class SourcesError(Exception):
@@ -63,25 +68,34 @@ class SourcesAccess(Protocol):
 
 
 def read_documents(file: Path) -> list[Document]:
-    """The documents of a .jsonl file; `SourcesError` names the first bad line."""
+    """The documents of a .jsonl file, read a line at a time; `SourcesError` names the first
+    bad line (a line too long to be one document among them: `/dev/zero` has no end)."""
+    documents = []
     try:
-        lines = file.read_text(encoding="utf-8").splitlines()
+        with file.open(encoding="utf-8") as lines:
+            for number, line in enumerate(iter(lambda: lines.readline(MAX_LINE_CHARS + 1), "")):
+                if len(line) > MAX_LINE_CHARS and not line.endswith("\n"):
+                    raise SourcesError(
+                        f"{file}, line {number + 1}: over {MAX_LINE_CHARS:,} characters, "
+                        "more than one document can be"
+                    )
+                if line.strip():
+                    documents.append(_document(file, number + 1, line))
     except (OSError, UnicodeDecodeError) as error:
         raise SourcesError(f"can't read {file}: {error}") from error
-    documents = []
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            documents.append(Document.model_validate_json(line, strict=True))
-        except ValidationError as error:
-            problem = error.errors(include_url=False, include_input=False)[0]
-            where = ".".join(str(part) for part in problem["loc"])
-            where = f"{where}: " if where else ""
-            raise SourcesError(f"{file}, line {number}: {where}{problem['msg']}") from error
     if not documents:
         raise SourcesError(f"{file} holds no document (one JSON object per line)")
     return documents
+
+
+def _document(file: Path, number: int, line: str) -> Document:
+    try:
+        return Document.model_validate_json(line, strict=True)
+    except ValidationError as error:
+        problem = error.errors(include_url=False, include_input=False)[0]
+        where = ".".join(str(part) for part in problem["loc"])
+        where = f"{where}: " if where else ""
+        raise SourcesError(f"{file}, line {number}: {where}{problem['msg']}") from error
 
 
 def batches(documents: Sequence[Document], access: SourcesAccess) -> Iterator[list[Document]]:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from vault_agent.evaluation.metrics import mean
 from vault_agent.evaluation.modes import DEFAULT_MODES, EvalMode, searcher_for
@@ -90,15 +90,26 @@ class QuestionsResult(BaseModel):
 
 
 def load_questions(path: Path) -> list[Question]:
-    """Parse a question file; a bad line is reported with its line number."""
+    """Parse a question file; a bad line is reported with its line number, a file that is
+    no UTF-8 text or holds no question with its name."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as error:
+        raise ValueError(f"{path}: not UTF-8 text ({error.reason} at byte {error.start})") from None
     questions = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         try:
             questions.append(Question.model_validate(json.loads(line)))
-        except ValueError as error:
-            raise ValueError(f"{path}:{number}: not a question: {error}") from error
+        except ValidationError as error:
+            problems = error.errors(include_url=False, include_input=False)
+            reasons = "; ".join(f"{'.'.join(map(str, p['loc']))}: {p['msg']}" for p in problems)
+            raise ValueError(f"{path}:{number}: not a question: {reasons}") from None
+        except ValueError as error:  # not JSON
+            raise ValueError(f"{path}:{number}: not a question: {error}") from None
+    if not questions:
+        raise ValueError(f"{path}: no questions (one JSON object per line)")
     return questions
 
 

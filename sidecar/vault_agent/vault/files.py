@@ -153,7 +153,9 @@ def resolve_in_vault(root: Path, file: str) -> Path:
     (`..`, absolute paths, symlinks pointing outside)."""
     if not file or "\x00" in file:
         raise PathOutsideVaultError(f"invalid note path {file!r}")
-    relative = PurePosixPath(file.replace("\\", "/"))
+    # A backslash separates folders on Windows only: elsewhere it is a letter of a file's name
+    # (a note named "a\b.md" is not "b.md" in folder "a"): read as a slash, it read another.
+    relative = PurePosixPath(file.replace("\\", "/") if os.sep == "\\" else file)
     if relative.is_absolute() or ".." in relative.parts:
         raise PathOutsideVaultError(f"path {file!r} is outside the vault")
     root = root.resolve()

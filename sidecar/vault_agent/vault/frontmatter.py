@@ -88,8 +88,8 @@ def load_frontmatter(yaml_text: str) -> tuple[dict[str, Any], str | None]:
         # YAML aliases reuse a value without copying it: a few hundred bytes can stand for a
         # billion values ("billion laughs"), or for a list that contains itself.
         return {}, (
-            f"frontmatter YAML invalid: its aliases expand to more than {MAX_VALUES:,} "
-            "values, or refer to themselves"
+            f"frontmatter too large: more than {MAX_VALUES:,} values, nested too deep, "
+            "or aliases that refer to themselves"
         )
 
 

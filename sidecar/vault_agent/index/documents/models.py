@@ -75,7 +75,11 @@ class DocumentLimitError(DocumentError):
 
 
 def _bounded_metadata(value: dict[str, Any]) -> dict[str, Any]:
-    size = len(_utf8(json.dumps(value, ensure_ascii=False, separators=(",", ":"))))
+    try:  # NaN and infinities are no JSON, and the store can't keep them
+        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    except ValueError:
+        raise ValueError("metadata holds NaN or an infinite number, which JSON can't") from None
+    size = len(_utf8(text))
     if size > MAX_METADATA_BYTES:
         raise ValueError(
             f"metadata is {size:,} bytes as JSON, over the {MAX_METADATA_BYTES:,}-byte limit"

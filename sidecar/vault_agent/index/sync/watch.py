@@ -44,6 +44,10 @@ async def watch_vault(
         rust_timeout=WATCH_RETRY_MS,
         yield_on_timeout=True,  # an empty set when nothing changed: time to retry
         recursive=True,
+        # The watcher follows symlinked folders (the scan does not: `files.scan_paths` refuses
+        # what it reports behind one); one reaching an unreadable tree (a link to `/`, with
+        # `/proc`) must not stop it.
+        ignore_permission_denied=True,
     ):
         changed = (_relative(root, Path(path)) for _, path in changes)
         paths = retry | {path for path in changed if path}
