@@ -243,7 +243,7 @@ def test_pdf_note_chunks_stay_on_their_page(tmp_path: Path) -> None:
     assert len([c for c in chunks if c.page == 6]) >= 2  # a dense page splits
     assert all(c.heading == f"Page {c.page}" for c in chunks)
     assert all(len(c.body) <= 1500 for c in chunks)
-    assert chunks[1].embed_text.startswith("paper\nPage 2\n\n")
+    assert chunks[1].embed_text.startswith("Papers\npaper\nPage 2\n\n")  # its folder first
     assert page_of_heading("Page 12") == 12 and page_of_heading("page=3") == 3
     assert page_of_heading("Pages") is None
 
