@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import random
 import time
 
 import pytest
@@ -436,6 +437,12 @@ def test_binary_content_raises_note_error_with_a_reason() -> None:
         parse_note("image.md", png)
     with pytest.raises(NoteError, match="control characters"):
         parse_note("blob.md", bytes(range(1, 32)) * 20)
+    # Random bytes with no NUL among them (a compressed or encrypted file): not UTF-8, and
+    # decoded as latin-1 a fifth of them are controls, where legacy text has next to none.
+    rng = random.Random(7)
+    noise = bytes(rng.randrange(1, 256) for _ in range(100_000))
+    with pytest.raises(NoteError, match="control characters"):
+        parse_note("noise.md", noise)
 
 
 def test_non_utf8_text_is_decoded_with_a_warning() -> None:

@@ -164,6 +164,7 @@ MAX_TAG_CHARS = 128
 _DAILY_NAME = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _FRONTMATTER_WIKILINK = re.compile(r"(!?)\[\[([^\[\]\n]+)\]\]")
 _CONTROL = re.compile(r"[\x01-\x08\x0e-\x1a\x1c-\x1f\x7f]")
+_C1_CONTROL = re.compile(r"[\x80-\x9f]")
 
 
 def _decode(raw: bytes) -> tuple[str, list[str]]:
@@ -188,8 +189,15 @@ def _decode(raw: bytes) -> tuple[str, list[str]]:
             text = raw.decode(encoding)
         warnings.append(f"not UTF-8: decoded as {encoding}")
     # Binary formats without NUL bytes are rare; they show up as runs of control characters.
-    controls = len(_CONTROL.findall(text[:4096]))
-    if controls >= 8 and controls > min(len(text), 4096) * 0.3:
+    # Text in a legacy encoding has next to none: one that isn't UTF-8 (random bytes, a
+    # compressed file) is judged with its C1 controls too, and on a lower share.
+    sample = text[:4096]
+    controls = len(_CONTROL.findall(sample))
+    share = 0.3
+    if warnings:
+        controls += len(_C1_CONTROL.findall(sample))
+        share = 0.05
+    if controls >= 8 and controls > len(sample) * share:
         raise NoteError("not a text file: mostly control characters (binary content)")
     return text, warnings
 
