@@ -355,6 +355,36 @@ async def until_synced(
         synced.clear()
 
 
+def write_fresh(vault: Path) -> None:
+    (vault / "Fresh.md").write_text("# Fresh\n\nThe quince jelly set.\n", encoding="utf-8")
+
+
+def change_while_watched(
+    index: VaultIndex,
+    change: Callable[[], None],
+    done: Callable[[], bool],
+    debounce_ms: int = 300,
+    settle_s: float = 0.5,
+) -> None:
+    """Watch the vault, make `change` once the watcher is up (and still running), and wait
+    sync after sync until `done()` holds; then stop watching."""
+
+    async def scenario() -> None:
+        stop = asyncio.Event()
+        synced = asyncio.Event()
+        watcher = asyncio.create_task(
+            index.indexer.watch(stop=stop, on_sync=lambda _: synced.set(), debounce_ms=debounce_ms)
+        )
+        await asyncio.sleep(settle_s)  # inotify is watching
+        assert not watcher.done(), watcher.exception()
+        change()
+        await until_synced(synced, done)
+        stop.set()
+        await watcher
+
+    asyncio.run(scenario())
+
+
 def test_a_note_renamed_twice_quickly_while_watched_leaves_one_copy(
     tmp_path: Path, embedder: MiniLmEmbedder, sparse: Bm25Encoder
 ) -> None:
@@ -366,20 +396,13 @@ def test_a_note_renamed_twice_quickly_while_watched_leaves_one_copy(
     with VaultIndex(settings, embedder=embedder, sparse=sparse) as index:
         index.indexer.sync()
 
-        async def scenario() -> None:
-            stop = asyncio.Event()
-            synced = asyncio.Event()
-            watcher = asyncio.create_task(
-                index.indexer.watch(stop=stop, on_sync=lambda _: synced.set(), debounce_ms=150)
-            )
-            await asyncio.sleep(0.5)  # inotify is watching
+        def rename_twice() -> None:
             (vault / "Draft.md").rename(vault / "Draft 2.md")
             (vault / "Draft 2.md").rename(vault / "Final.md")
-            await until_synced(synced, lambda: set(index.store.file_states()) == FINAL)
-            stop.set()
-            await watcher
 
-        asyncio.run(scenario())
+        change_while_watched(
+            index, rename_twice, lambda: set(index.store.file_states()) == FINAL, debounce_ms=150
+        )
         assert set(index.store.file_states()) == FINAL
         assert index.store.count() == 2
         assert index.searcher.search("marzipan ledger", limit=1)[0].file == "Final.md"
@@ -449,20 +472,11 @@ def test_a_symlink_loop_appearing_while_watched_spoils_no_other_change(
     with VaultIndex(settings, embedder=embedder, sparse=sparse) as index:
         index.indexer.sync()
 
-        async def scenario() -> None:
-            stop = asyncio.Event()
-            synced = asyncio.Event()
-            watcher = asyncio.create_task(
-                index.indexer.watch(stop=stop, on_sync=lambda _: synced.set(), debounce_ms=300)
-            )
-            await asyncio.sleep(0.5)  # inotify is watching
+        def loop_and_edit() -> None:
             (vault / "loop.md").symlink_to("loop.md")
-            (vault / "Fresh.md").write_text("# Fresh\n\nThe quince jelly set.\n", encoding="utf-8")
-            await until_synced(synced, lambda: "Fresh.md" in index.store.file_states())
-            stop.set()
-            await watcher
+            write_fresh(vault)
 
-        asyncio.run(scenario())
+        change_while_watched(index, loop_and_edit, lambda: "Fresh.md" in index.store.file_states())
         assert index.searcher.search("quince jelly", limit=1)[0].file == "Fresh.md"
         status = statuses(index)
         assert status["loop.md"].state == "skipped"
@@ -522,20 +536,11 @@ def test_a_watched_change_behind_a_symlinked_folder_is_not_indexed(
     with VaultIndex(settings, embedder=embedder, sparse=sparse) as index:
         index.indexer.sync()
 
-        async def scenario() -> None:
-            stop = asyncio.Event()
-            synced = asyncio.Event()
-            watcher = asyncio.create_task(
-                index.indexer.watch(stop=stop, on_sync=lambda _: synced.set(), debounce_ms=300)
-            )
-            await asyncio.sleep(0.5)  # inotify is watching
+        def trash_and_edit() -> None:
             (vault / ".trash" / "Deleted.md").write_text("The trashsecretword.\n")
-            (vault / "Fresh.md").write_text("# Fresh\n\nThe quince jelly set.\n", encoding="utf-8")
-            await until_synced(synced, lambda: "Fresh.md" in index.store.file_states())
-            stop.set()
-            await watcher
+            write_fresh(vault)
 
-        asyncio.run(scenario())
+        change_while_watched(index, trash_and_edit, lambda: "Fresh.md" in index.store.file_states())
         assert "Fresh.md" in index.store.file_states()
         assert not any(file.startswith("Inbox/") for file in index.store.file_states())
         assert not index.searcher.search("trashsecretword", limit=3, mode="sparse")
@@ -573,18 +578,10 @@ def test_a_symlinked_folder_into_an_unreadable_tree_does_not_stop_the_watcher(
     with VaultIndex(settings, embedder=embedder, sparse=sparse) as index:
         index.indexer.sync()
 
-        async def scenario() -> None:
-            stop = asyncio.Event()
-            synced = asyncio.Event()
-            watcher = asyncio.create_task(
-                index.indexer.watch(stop=stop, on_sync=lambda _: synced.set(), debounce_ms=300)
-            )
-            await asyncio.sleep(1.0)  # the watcher is set up (or has failed)
-            assert not watcher.done(), watcher.exception()
-            (vault / "Fresh.md").write_text("# Fresh\n\nThe quince jelly set.\n", encoding="utf-8")
-            await until_synced(synced, lambda: "Fresh.md" in index.store.file_states())
-            stop.set()
-            await watcher
-
-        asyncio.run(scenario())
+        change_while_watched(
+            index,
+            lambda: write_fresh(vault),
+            lambda: "Fresh.md" in index.store.file_states(),
+            settle_s=1.0,  # the watcher is set up (or has failed)
+        )
         assert index.searcher.search("quince jelly", limit=1)[0].file == "Fresh.md"
