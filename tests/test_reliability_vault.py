@@ -585,3 +585,38 @@ def test_a_symlinked_folder_into_an_unreadable_tree_does_not_stop_the_watcher(
             settle_s=1.0,  # the watcher is set up (or has failed)
         )
         assert index.searcher.search("quince jelly", limit=1)[0].file == "Fresh.md"
+
+
+def test_a_folder_that_cannot_be_read_is_reported_and_its_notes_kept(
+    tmp_path: Path, embedder: MiniLmEmbedder, sparse: Bm25Encoder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Unreadable for a while (permissions, a network share away): what it holds is unknown,
+    not deleted. The refusal is the operating system's: simulated, since root reads all."""
+    vault = tmp_path / "vault"
+    (vault / "Shared").mkdir(parents=True)
+    (vault / "Shared" / "Plan.md").write_text("The zanzibarword plan.\n", encoding="utf-8")
+    (vault / "Other.md").write_text("Nothing to see.\n", encoding="utf-8")
+    settings = api_settings(vault, tmp_path)
+    with VaultIndex(settings, embedder=embedder, sparse=sparse) as index:
+        index.indexer.sync()
+        real_scandir = os.scandir
+
+        def refusing(path: str) -> Iterator[os.DirEntry[str]]:
+            if Path(path).name == "Shared":
+                raise PermissionError(13, "Permission denied", path)
+            return real_scandir(path)
+
+        monkeypatch.setattr("vault_agent.vault.files.os.scandir", refusing)
+        report = index.indexer.sync()
+        status = statuses(index)
+        assert status["Shared/"].state == "skipped"
+        assert status["Shared/"].reason == "folder can't be read: Permission denied"
+        assert report.deleted == 0
+        assert status["Shared/Plan.md"].state == "indexed"
+        assert index.searcher.search("zanzibarword", limit=1, mode="sparse")[0].file == (
+            "Shared/Plan.md"
+        )
+        monkeypatch.setattr("vault_agent.vault.files.os.scandir", real_scandir)
+        index.indexer.sync()
+        assert "Shared/" not in statuses(index)
+        assert statuses(index)["Shared/Plan.md"].state == "indexed"

@@ -55,7 +55,8 @@ def scan_vault(
     """Yield every file under `root`, notes and attachments (depth-first, deterministic).
 
     Notes that are symlinks which can't be followed (a loop, a missing target, a target
-    outside the vault) are not yielded; with `problems`, they are put there with the reason."""
+    outside the vault) are not yielded; with `problems`, they are put there with the reason,
+    as are folders that can't be read (their path ending with "/")."""
     root = root.resolve()
     # (folder, its vault-relative prefix): string joins, not pathlib, since a no-change
     # re-sync of a big vault is mostly this loop.
@@ -64,8 +65,14 @@ def scan_vault(
         folder, prefix = stack.pop()
         try:
             entries = sorted(os.scandir(folder), key=lambda e: e.name, reverse=True)
-        except OSError:
-            continue  # unreadable or vanished folder: its files simply aren't in the vault now
+        except FileNotFoundError:
+            continue  # vanished while scanning: its files aren't in the vault now
+        except OSError as error:
+            # Unreadable (permissions, a network share away): what is in it is unknown, not
+            # gone. Its key ends with "/", so the indexer keeps the notes it had there.
+            if problems is not None and prefix:
+                problems[prefix] = f"folder can't be read: {error.strerror or error}"
+            continue
         for entry in entries:
             if entry.name.startswith("."):
                 continue

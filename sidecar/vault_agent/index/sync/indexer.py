@@ -157,7 +157,7 @@ class Indexer:
     def _sync_locked(
         self, paths: list[str] | None, report: SyncReport, on_progress: ProgressCallback | None
     ) -> None:
-        problems: dict[str, str] = {}  # notes that are unfollowable symlinks, and why
+        problems: dict[str, str] = {}  # unfollowable symlinks, unreadable folders: why
         if paths is None:
             # The walk runs beside reading the states and loading the graph: its stat calls
             # and SQLite's query both release the GIL (docs/performance.md, restart at 50k).
@@ -177,6 +177,8 @@ class Indexer:
             states = self.store.file_states(VAULT_SOURCE, wanted)
         notes_on_disk = {f.file: f for f in on_disk if is_note(f.file)}
         report.scanned = len(notes_on_disk)
+        # What sits in a folder that can't be read now is unknown, not gone: kept as it was.
+        unreadable = tuple(problem for problem in problems if problem.endswith("/"))
 
         if paths is None:
             gone = set(states) - set(notes_on_disk)
@@ -185,10 +187,14 @@ class Indexer:
             looked_at = set(paths)
             gone = {p for p in looked_at if p in states and p not in notes_on_disk}
             vanished_files = {p for p in looked_at if p in self.graph} - {f.file for f in on_disk}
+        if unreadable:
+            gone = {file for file in gone if not file.startswith(unreadable)}
+            vanished_files = {file for file in vanished_files if not file.startswith(unreadable)}
         self._delete(gone | {f for f in vanished_files if is_note(f)}, report)
         looked_at_all = self.statuses.files() if paths is None else set(paths)
         for file in looked_at_all - set(notes_on_disk):
-            self.statuses.pop(file)
+            if not file.startswith(unreadable) or file in problems:
+                self.statuses.pop(file)
         for file, reason in sorted(problems.items()):
             self._fail(file, "skipped", reason, report)
         for file in vanished_files:
