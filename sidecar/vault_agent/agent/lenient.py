@@ -55,7 +55,7 @@ def _decoded(data: Any) -> Any:
     if isinstance(data, str) and data.strip().startswith("{"):
         try:
             return json.loads(data)
-        except ValueError:
+        except (ValueError, RecursionError):
             return data
     return data
 
@@ -118,7 +118,7 @@ def _as_list(value: Any) -> Any:
     if text.startswith("["):
         try:
             decoded = json.loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):
             return [value]
         if isinstance(decoded, list):
             return decoded

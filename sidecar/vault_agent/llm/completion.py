@@ -107,7 +107,7 @@ def events_from_completion(raw: bytes | str, who: str) -> list[ChatEvent]:
         data = json.loads(raw)
         choice = data["choices"][0]
         message = choice["message"]
-    except (ValueError, KeyError, IndexError, TypeError) as exc:
+    except (ValueError, KeyError, IndexError, TypeError, RecursionError) as exc:
         excerpt = raw[:200] if isinstance(raw, str) else raw[:200].decode(errors="replace")
         raise ModelResponseError(f"{who} sent an unreadable completion: {excerpt!r}") from exc
     reason = choice.get("finish_reason")

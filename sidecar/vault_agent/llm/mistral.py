@@ -137,6 +137,8 @@ class MistralModel:
             raise ModelResponseError(
                 f"{self._who} sent a chunk this client can't read: {exc}"
             ) from exc
+        except RecursionError as exc:  # a chunk nested past what the SDK's decoding follows
+            raise ModelResponseError(f"{self._who} sent a chunk nested too deep to read") from exc
         except errors.MistralError as exc:
             if exc.status_code == 200:
                 # A Mistral-compatible server that ignores ``stream`` answers one completion.

@@ -162,7 +162,7 @@ async def parse_ollama_lines(lines: AsyncIterator[str], who: str) -> AsyncIterat
             continue
         try:
             part = json.loads(line)
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:  # not JSON, or nested past the decoder
             raise ModelResponseError(
                 f"{who} sent a line this client can't read: {line[:200]}"
             ) from exc

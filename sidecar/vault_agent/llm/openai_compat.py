@@ -219,7 +219,7 @@ async def parse_openai_sse(lines: AsyncIterator[str], who: str) -> AsyncIterator
             break
         try:
             chunk = json.loads(data)
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:  # not JSON, or nested past the decoder
             raise ModelResponseError(
                 f"{who} sent a stream chunk that is not JSON: {data[:200]}"
             ) from exc

@@ -18,6 +18,10 @@ from typing import Any
 from vault_agent.llm.messages import ToolCall, new_tool_call_id
 from vault_agent.llm.pythonic import pythonic_calls
 
+#: Deeper than any tool's arguments go (a list of strings in an object): a model sending more
+#: is broken, and every event repeating its call would have to carry it.
+MAX_ARGUMENT_DEPTH = 16
+
 
 def parse_tool_arguments(raw: object) -> tuple[dict[str, Any], str | None]:
     """Arguments as a dict, or ``({}, error)`` when they are not a JSON object.
@@ -30,6 +34,8 @@ def parse_tool_arguments(raw: object) -> tuple[dict[str, Any], str | None]:
     if raw is None:
         return {}, None
     if isinstance(raw, Mapping):
+        if nested_deeper_than(raw, MAX_ARGUMENT_DEPTH):
+            return {}, f"arguments are nested more than {MAX_ARGUMENT_DEPTH} levels deep"
         return dict(raw), None
     if not isinstance(raw, str):
         return {}, f"arguments must be a JSON object, got {type(raw).__name__}: {raw!r:.200}"
@@ -42,13 +48,35 @@ def parse_tool_arguments(raw: object) -> tuple[dict[str, Any], str | None]:
         except ValueError as exc:
             excerpt = raw if len(raw) <= 200 else raw[:200] + "..."
             return {}, f"arguments are not valid JSON ({exc}): {excerpt}"
+        except RecursionError:  # nested past what Python's decoder follows
+            return {}, f"arguments are nested more than {MAX_ARGUMENT_DEPTH} levels deep"
         if not isinstance(value, str):
             break
     if value is None:
         return {}, None
     if not isinstance(value, dict):
         return {}, f"arguments must be a JSON object, got {type(value).__name__}: {raw[:200]}"
+    if nested_deeper_than(value, MAX_ARGUMENT_DEPTH):
+        return {}, f"arguments are nested more than {MAX_ARGUMENT_DEPTH} levels deep"
     return value, None
+
+
+def nested_deeper_than(value: object, limit: int) -> bool:
+    """True when lists and objects in `value` nest more than `limit` levels deep (walked
+    without recursion: the value may be nested thousands deep)."""
+    stack: list[tuple[object, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, Mapping):
+            children: Collection[object] = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        if depth >= limit:
+            return True
+        stack.extend((child, depth + 1) for child in children)
+    return False
 
 
 def extract_tool_calls_from_content(
@@ -172,7 +200,7 @@ def _decode_json_values(payload: str) -> list[Any] | None:
             continue
         try:
             value, pos = decoder.raw_decode(payload, pos)
-        except ValueError:
+        except (ValueError, RecursionError):
             return None
         values.append(value)
     return values

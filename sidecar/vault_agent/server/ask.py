@@ -37,6 +37,9 @@ from vault_agent.server.keys import INDEX, MODELS, SETTINGS
 from vault_agent.server.model_service import ModelService
 
 log = logging.getLogger(__name__)
+#: The stream's last event when one of the agent's events can't be written as JSON: a client
+#: must always get a final event, never a stream that stops.
+UNSENDABLE = "the sidecar could not send the answer's next event; its log has the details"
 
 
 async def ask(request: web.Request) -> web.StreamResponse:
@@ -52,7 +55,14 @@ async def ask(request: web.Request) -> web.StreamResponse:
     ):
         try:
             async for event in events:
-                await stream.send(event.model_dump_json(), event=event.event)
+                try:
+                    data = event.model_dump_json()
+                except (ValueError, RecursionError):  # pydantic's serialisation errors too
+                    log.exception("an ask event could not be written")
+                    failed = ErrorEvent(code="internal", message=UNSENDABLE)
+                    await stream.send(failed.model_dump_json(), event=failed.event)
+                    break
+                await stream.send(data, event=event.event)
         except ConnectionResetError:
             log.info("client closed the ask stream")
     return stream
