@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from datetime import date, timedelta
 from typing import Any
 
@@ -139,6 +140,27 @@ async def test_get_note_refuses_unindexed_files_and_escapes(agent_index: VaultIn
     template = await run(agent_index, "get_note", path="../canary")
     assert not template.ok and "outside the vault" in template.content
     assert template.notes == []
+
+
+async def test_what_a_model_sends_is_bounded_before_any_tool_runs(
+    agent_index: VaultIndex,
+) -> None:
+    # Found by an audit: a 2 MB path ("a/" repeated) took minutes of CPU to resolve, segment
+    # by segment, and was echoed back whole; a 2 MB query was embedded and echoed too.
+    started = time.perf_counter()
+    for name, arguments in [
+        ("get_note", {"path": "a/" * 1_000_000}),
+        ("note_links", {"path": "a/" * 1_000_000}),
+        ("search_notes", {"query": "starter " * 250_000}),
+        ("search_notes", {"query": "starter", "tags": [f"t{i}" for i in range(100_000)]}),
+        ("list_notes", {"folder": "a/" * 1_000_000}),
+    ]:
+        result = await run(agent_index, name, **arguments)
+        assert not result.ok and "should have at most" in result.content, name
+        assert len(result.content) < 5_000, name  # what it sent is not echoed back
+    unknown = await run(agent_index, "x" * 2_000_000)
+    assert not unknown.ok and len(unknown.content) < 1_000
+    assert time.perf_counter() - started < 10
 
 
 async def test_unsaved_content_of_the_active_note_wins(agent_index: VaultIndex) -> None:

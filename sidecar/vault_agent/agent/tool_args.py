@@ -18,6 +18,13 @@ from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationInfo,
 from vault_agent.agent.lenient import lenient_arguments
 
 LIST_DEFAULT, LIST_MAX = 30, 100
+#: Bounds on what a model may send (a broken or hostile one sends megabytes): a query longer
+#: than a question may be, a note path longer than file systems allow, more filters than a
+#: vault has use for. Over them, the call is refused with the reason, as any invalid one.
+QUERY_MAX_CHARS = 8_000
+PATH_MAX_CHARS = 1_024
+NAME_MAX_CHARS = 256
+FILTERS_MAX = 50
 DAYS_MAX = 3_660
 """recent_daily_notes: ten years back at most (what is shown is bounded by size anyway)."""
 SOURCES_HELP = (
@@ -47,11 +54,13 @@ class SearchNotesArgs(_Arguments):
 
     query: str = Field(
         min_length=1,
+        max_length=QUERY_MAX_CHARS,
         validation_alias=AliasChoices("query", "q", "search", "search_query", "keywords"),
         description="What to look for, in words the notes may use.",
     )
     tags: list[str] | None = Field(
         default=None,
+        max_length=FILTERS_MAX,
         validation_alias=AliasChoices("tags", "tag"),
         description="Only notes with one of these tags (a tag also matches its nested tags).",
     )
@@ -60,6 +69,7 @@ class SearchNotesArgs(_Arguments):
     )
     folders: list[str] | None = Field(
         default=None,
+        max_length=FILTERS_MAX,
         validation_alias=AliasChoices("folders", "folder"),
         description="Only notes inside one of these folders (e.g. Projects/Garden).",
     )
@@ -71,6 +81,7 @@ class SearchNotesArgs(_Arguments):
     )
     sources: list[str] | None = Field(
         default=None,
+        max_length=FILTERS_MAX,
         validation_alias=AliasChoices("sources", "source"),
         description=SOURCES_HELP,
     )
@@ -82,6 +93,7 @@ class PathArgs(_Arguments):
 
     path: str = Field(
         min_length=1,
+        max_length=PATH_MAX_CHARS,
         validation_alias=AliasChoices("path", "note", "file"),
         description="The note's vault path as tools show it, e.g. 'Recipes/Miso Soup'.",
     )
@@ -90,11 +102,18 @@ class PathArgs(_Arguments):
 class ListNotesArgs(_Arguments):
     """Arguments of list_notes."""
 
-    tag: str | None = Field(default=None, description="Only notes with this tag.")
-    type: str | None = Field(default=None, description="Only notes of this frontmatter type.")
-    folder: str | None = Field(default=None, description="Only notes inside this folder.")
+    tag: str | None = Field(
+        default=None, max_length=NAME_MAX_CHARS, description="Only notes with this tag."
+    )
+    type: str | None = Field(
+        default=None, max_length=NAME_MAX_CHARS, description="Only notes of this frontmatter type."
+    )
+    folder: str | None = Field(
+        default=None, max_length=PATH_MAX_CHARS, description="Only notes inside this folder."
+    )
     sources: list[str] | None = Field(
         default=None,
+        max_length=FILTERS_MAX,
         validation_alias=AliasChoices("sources", "source"),
         description=SOURCES_HELP,
     )

@@ -21,6 +21,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from vault_agent.agent.reader import NoteReader, ToolError, ToolsContext
+from vault_agent.agent.tool_args import NAME_MAX_CHARS
 from vault_agent.agent.tools import TOOLS, Tool, ToolResult, argument_schema
 from vault_agent.llm.messages import ToolCall
 
@@ -92,6 +93,8 @@ def find_tool(name: str) -> Tool[Any] | None:
     """The tool ``name`` means: exact, else written loosely, else a unique near spelling."""
     if name in TOOLS:
         return TOOLS[name]
+    if len(name) > NAME_MAX_CHARS:
+        return None  # no tool's name, however loosely written
     plain = _plain_name(name)
     if plain in TOOLS:
         return TOOLS[plain]
@@ -107,9 +110,9 @@ def _plain_name(name: str) -> str:
 
 
 def _no_such_tool(name: str) -> str:
-    guess = difflib.get_close_matches(_plain_name(name), TOOLS, n=1, cutoff=0.5)
+    guess = difflib.get_close_matches(_plain_name(name[:100]), TOOLS, n=1, cutoff=0.5)
     hint = f" Did you mean {guess[0]}?" if guess else ""
-    return f"there is no tool '{name}'.{hint} The tools are: {', '.join(TOOLS)}"
+    return f"there is no tool '{name[:100]}'.{hint} The tools are: {', '.join(TOOLS)}"
 
 
 def _explain(name: str, error: ValidationError) -> str:
