@@ -27,7 +27,7 @@ from vault_agent.agent.events import (
     ToolCallEvent,
     ToolResultEvent,
 )
-from vault_agent.agent.loop import run_agent
+from vault_agent.agent.loop import MAX_CALLS_PER_TURN, run_agent
 from vault_agent.agent.passages import parse_passages
 from vault_agent.agent.prompts import EMPTY_ANSWER_NUDGE, REPEAT_NUDGE, SYNTHESIS_NUDGE
 from vault_agent.agent.request import AgentRequest
@@ -152,6 +152,23 @@ async def test_parallel_calls_in_every_wire_format(kind: Kind, agent_index: Vaul
     assert "Troubleshooting" in sent[0]["content"] and "Linked from:" in sent[1]["content"]
     # get_note showed the section, so the source carries its whole heading path.
     assert done_of(events).sources[0].heading == "Sourdough Starter > Troubleshooting"
+
+
+async def test_calls_past_a_turns_limit_are_dropped_not_echoed(agent_index: VaultIndex) -> None:
+    # Found by an audit: 10,000 calls in one turn ran 8, but every one came back as a
+    # tool_call and a tool_result event and went into every later request to the model.
+    many = [("search_notes", {"query": f"starter {i}"}) for i in range(500)]
+    script = [FakeTurn.tool_calls(many), FakeTurn.text(f"Fed daily [[{STARTER}]].")]
+    async with fake_provider("openai", script) as (url, server):
+        model = model_for("openai", url)
+        events = await ask(agent_index, model, "How is my starter doing?")
+        await model.aclose()
+    assert len(of_type(events, ToolCallEvent)) == MAX_CALLS_PER_TURN
+    assert len(of_type(events, ToolResultEvent)) == MAX_CALLS_PER_TURN
+    sent = tool_messages(server.requests[1].body, "openai")
+    assert len(sent) == MAX_CALLS_PER_TURN
+    assert "492 more calls were not run" in sent[-1]["content"]
+    assert done_of(events).sources[0].file == STARTER_FILE
 
 
 async def test_turn_budget_forces_a_synthesis_turn_without_tools(

@@ -22,6 +22,7 @@ import logging
 import re
 import time
 from collections.abc import AsyncGenerator, Sequence
+from dataclasses import replace
 from typing import Literal
 
 from vault_agent.agent import prompts
@@ -226,8 +227,13 @@ class _Run:
                     yield event
             if self.calls and offered:
                 tool_turns += 1
+                # Calls past the turn's limit are dropped, not echoed: a model sending
+                # thousands would fill the events and every later request with them.
+                dropped = max(0, len(self.calls) - MAX_CALLS_PER_TURN)
+                self.calls = self.calls[:MAX_CALLS_PER_TURN]
                 self.messages.append(Message.assistant(self.text, self.calls))
-                async with contextlib.aclosing(self._tool_turn(self.calls)) as results:
+                turn_results = self._tool_turn(self.calls, dropped)
+                async with contextlib.aclosing(turn_results) as results:
                     async for event in results:
                         yield event
                 continue
@@ -293,8 +299,11 @@ class _Run:
             self.model_s += time.perf_counter() - started
         self.text = "".join(parts)
 
-    async def _tool_turn(self, calls: list[ToolCall]) -> AsyncGenerator[AgentEvent, None]:
-        """Run this turn's calls concurrently; results go back to the model in call order."""
+    async def _tool_turn(
+        self, calls: list[ToolCall], dropped: int = 0
+    ) -> AsyncGenerator[AgentEvent, None]:
+        """Run this turn's calls concurrently; results go back to the model in call order
+        (the last one saying how many more calls were `dropped`)."""
         calls = [_named(call) for call in calls]
         for call in calls:
             yield ToolCallEvent(
@@ -303,12 +312,11 @@ class _Run:
         names = ", ".join(dict.fromkeys(call.name for call in calls))
         yield self._status("searching", f"Running {names}.")
         started = time.perf_counter()
-        results = await asyncio.gather(
-            *(
-                self._timed(call) if index < MAX_CALLS_PER_TURN else _too_many()
-                for index, call in enumerate(calls)
-            )
-        )
+        results = await asyncio.gather(*(self._timed(call) for call in calls))
+        if dropped:
+            last, elapsed = results[-1]
+            note = f"\n({dropped} more calls were not run: at most {MAX_CALLS_PER_TURN} per turn.)"
+            results[-1] = (replace(last, content=last.content + note), elapsed)
         self.tools_s += time.perf_counter() - started
         repeats = all(result.repeated for result, _ in results)
         self.stalled = self.stalled + 1 if repeats else 0
@@ -405,11 +413,6 @@ def _active_file(context: ToolsContext, active: ActiveNote | None) -> str:
 def _named(call: ToolCall) -> ToolCall:
     """A tool message needs a name: give a nameless call one, so the error can go back."""
     return call if call.name else call.model_copy(update={"name": "unnamed_tool"})
-
-
-async def _too_many() -> tuple[ToolResult, float]:
-    message = f"at most {MAX_CALLS_PER_TURN} calls per turn; this one was not run"
-    return ToolResult.error(message), 0.0
 
 
 def _error_code(error: ModelError) -> ErrorCode:
