@@ -35,6 +35,7 @@ from vault_agent.llm.errors import (
 from vault_agent.server.bodies import read_body
 from vault_agent.server.keys import INDEX, MODELS, SETTINGS
 from vault_agent.server.model_service import ModelService
+from vault_agent.server.redaction import redact
 
 log = logging.getLogger(__name__)
 #: The stream's last event when one of the agent's events can't be written as JSON: a client
@@ -56,7 +57,9 @@ async def ask(request: web.Request) -> web.StreamResponse:
         try:
             async for event in events:
                 try:
-                    data = event.model_dump_json()
+                    # A provider's error body, or a model, may repeat the API key: the events
+                    # hold none of the secrets the server holds, as its log doesn't.
+                    data = redact(event.model_dump_json())
                 except (ValueError, RecursionError):  # pydantic's serialisation errors too
                     log.exception("an ask event could not be written")
                     failed = ErrorEvent(code="internal", message=UNSENDABLE)
