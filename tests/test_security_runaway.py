@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Self
@@ -233,3 +234,54 @@ async def test_an_embedding_server_whose_answer_never_ends_is_stopped(
                 status = await response.json()
     assert status["state"] == "unavailable"
     assert "MB" in status["error"] and "stopped" in status["error"], status["error"]
+
+
+class Drip(EndlessServer):
+    """A model that never finishes and never falls silent: `piece` every `every` seconds."""
+
+    paths = ("/api/chat", "/v1/chat/completions")
+
+    def __init__(self, content_type: str, piece: bytes, every: float) -> None:
+        super().__init__()
+        self.content_type, self.piece, self.every = content_type, piece, every
+
+    async def stream(self, response: web.StreamResponse) -> None:
+        while True:
+            await response.write(self.piece)
+            await asyncio.sleep(self.every)
+
+
+DRIPS = {
+    "openai keep-alive comments": ("openai", "text/event-stream", b": keep-alive\n\n"),
+    "openai empty deltas": ("openai", "text/event-stream", openai_chunk({"content": ""})),
+    "ollama blank lines": ("ollama", "application/x-ndjson", b"\n"),
+    "mistral keep-alive comments": ("mistral", "text/event-stream", b": keep-alive\n\n"),
+}
+
+
+@pytest.mark.parametrize("case", list(DRIPS))
+async def test_a_model_that_keeps_its_stream_alive_still_ends_the_question(
+    case: str, served_vault: ServedVault, tmp_path: Path
+) -> None:
+    # Found by an audit: every gap shorter than the read timeout and too few bytes to reach
+    # the answer's limit, a question stayed open for as long as the model's server liked.
+    wire, content_type, piece = DRIPS[case]
+    async with Drip(content_type, piece, 0.3) as server:
+        llm = LlmSettings(
+            profile=wire,
+            base_url=f"{server.url}/v1" if wire == "openai" else server.url,
+            api_key="k-123456789",
+            model="m",
+            max_retries=0,
+            timeout_s=2,
+            max_answer_s=2,
+        )
+        settings = api_settings(served_vault.vault, tmp_path, llm=llm)
+        async with serve_api(settings, vault_index=served_vault.index) as api:
+            started = time.monotonic()
+            async with asyncio.timeout(20):
+                events = await ask_events(api, {"question": "When did I last feed the starter?"})
+    kind, last = events[-1]
+    assert (kind, last["code"]) == ("error", "model_timeout"), last
+    assert "llm.max_answer_s" in last["message"]
+    assert time.monotonic() - started < 10

@@ -98,6 +98,12 @@ class LlmSettings(BaseModel):
     timeout_s: float = Field(default=60.0, gt=0)
     max_retries: int = Field(default=3, ge=0)
     max_turns: int = Field(default=5, ge=1, le=20)
+    max_answer_s: float = Field(
+        default=600.0,
+        gt=0,
+        description="A question ends with a model_timeout error once the model has spent this "
+        "long answering it, however it keeps its streams alive (a slow drip, keep-alives).",
+    )
     max_answer_chars: int = Field(
         default=40_000,
         ge=100,

@@ -21,7 +21,7 @@ import contextlib
 import logging
 import re
 import time
-from collections.abc import AsyncGenerator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from dataclasses import replace
 from typing import Literal
 
@@ -72,6 +72,7 @@ from vault_agent.llm.messages import (
     new_tool_call_id,
 )
 from vault_agent.llm.model import (
+    ChatEvent,
     ChatModel,
     Finished,
     TextDelta,
@@ -81,7 +82,7 @@ from vault_agent.llm.model import (
 log = logging.getLogger(__name__)
 
 MAX_CALLS_PER_TURN = 8
-"""More parallel calls than this in one turn are refused (the model is told so)."""
+"""More parallel calls than this in one turn are dropped (the model is told how many)."""
 STALLED_TURNS = 2
 """Turns in a row whose every call repeats an earlier one: then the model must answer."""
 HISTORY_CHARS = 4_000
@@ -101,7 +102,7 @@ async def run_agent(
     A server should ``aclose()`` the generator when its client goes away (or cancel the task
     reading it): either stops the model call in flight.
     """
-    run = _Run(request, model, tools_context, settings.llm.max_turns)
+    run = _Run(request, model, tools_context, settings.llm.max_turns, settings.llm.max_answer_s)
     # Every nested generator is closed explicitly (aclosing): when a client stops reading,
     # Python closes only the outermost one, and the model's stream must not be left open.
     async with contextlib.aclosing(run.events()) as events:
@@ -118,11 +119,13 @@ class _Run:
         model: ChatModel | ExtractiveAnswerer,
         context: ToolsContext,
         max_turns: int,
+        max_answer_s: float = float("inf"),
     ) -> None:
         self.request = request
         self.model = model
         self.context = context
         self.max_turns = max_turns
+        self.max_answer_s = max_answer_s
         # Both set again by _first_turn, which may read the store (so: in a worker thread).
         self.active_file = ""
         self.toolbox = Toolbox(context)
@@ -136,6 +139,7 @@ class _Run:
         """Tool turns in a row whose every call was a repeat."""
         self.started = time.perf_counter()
         self.model_s = 0.0
+        self.turn_started = self.started
         self.tools_s = 0.0
         self.first_delta_s: float | None = None
         # Set by _model_turn (an async generator can't return a value).
@@ -271,15 +275,33 @@ class _Run:
                 self.messages.append(Message(role=earlier.role, content=content))
         self.messages.append(Message.user(prompts.user_message(request.question, block.text)))
 
+    async def _within_deadline(self, stream: AsyncIterator[ChatEvent]) -> AsyncIterator[ChatEvent]:
+        """`stream`'s events while the model's time on this question lasts: each wait for the
+        next one ends at the deadline, however the model keeps its stream alive (a slow drip of
+        empty deltas, keep-alive comments), so a question always ends."""
+        left = self.max_answer_s - self.model_s - (time.perf_counter() - self.turn_started)
+        deadline = asyncio.get_running_loop().time() + left
+        while True:
+            try:
+                async with asyncio.timeout_at(deadline):
+                    event = await anext(stream)
+            except StopAsyncIteration:
+                return
+            except TimeoutError:
+                raise ModelTimeoutError(
+                    f"the model took more than {self.max_answer_s:g} s to answer (llm.max_answer_s)"
+                ) from None
+            yield event
+
     async def _model_turn(self, tools: Sequence[ToolSpec]) -> AsyncGenerator[AgentEvent, None]:
         """Stream one model turn; leaves its text and calls in ``self.text``/``self.calls``."""
         parts: list[str] = []
         self.calls = []
-        started = time.perf_counter()
+        started = self.turn_started = time.perf_counter()
         assert not isinstance(self.model, ExtractiveAnswerer)
         stream = self.model.stream(list(self.messages), tools)
         try:
-            async for event in stream:
+            async for event in self._within_deadline(stream):
                 if isinstance(event, TextDelta):
                     if self.first_delta_s is None:
                         self.first_delta_s = time.perf_counter() - self.started
