@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from datetime import date, timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,7 +19,7 @@ from vault_agent.agent.prompts import (
     question_of,
     user_message,
 )
-from vault_agent.agent.reader import NoteReader
+from vault_agent.agent.reader import NoteReader, ToolsContext
 from vault_agent.agent.toolbox import (
     Toolbox,
 )
@@ -27,6 +28,9 @@ from vault_agent.agent.tools import (
     ToolResult,
     tool_specs,
 )
+from vault_agent.config import IndexSettings, Settings
+from vault_agent.index.embed.bm25 import Bm25Encoder
+from vault_agent.index.embed.minilm import MiniLmEmbedder
 from vault_agent.index.vault_index import VaultIndex
 from vault_agent.llm.messages import (
     ToolCall,
@@ -255,6 +259,35 @@ async def test_note_links_lists_links_and_backlinks(agent_index: VaultIndex) -> 
     assert "[[Recipes/Country Loaf]]" in links and "[[People/Ruth Adler]]" in links
     assert "[[Daily/" in backlinks
     assert {n.file for n in result.notes} >= {STARTER, "Recipes/Country Loaf.md"}
+
+
+async def test_note_links_names_only_indexed_notes(
+    tmp_path: Path, embedder: MiniLmEmbedder, sparse: Bm25Encoder
+) -> None:
+    # Found by an audit: links to files the index skipped (too big, ignored, not a note) were
+    # named, and became notes an answer could cite without anyone having read them.
+    vault = tmp_path / "vault"
+    (vault / "Private").mkdir(parents=True)
+    (vault / "Public.md").write_text(
+        "# Public\n\nSee [[Big]], [[secret.txt]], [[Private/Diary]] and [[Shared]].\n",
+        encoding="utf-8",
+    )
+    (vault / "Big.md").write_text("# Big\n\n" + "x " * 3_000, encoding="utf-8")
+    (vault / "secret.txt").write_text("a secret", encoding="utf-8")
+    (vault / "Private" / "Diary.md").write_text("# Diary\n\nprivate\n", encoding="utf-8")
+    (vault / "Shared.md").write_text("# Shared\n\nBack to [[Public]].\n", encoding="utf-8")
+    index_settings = IndexSettings(max_file_bytes=3_000, ignore=["Private/**"])
+    settings = Settings(vault=vault, data_dir=tmp_path / "data", index=index_settings)
+    with VaultIndex(settings, embedder=embedder, sparse=sparse) as index:
+        index.indexer.sync()
+        toolbox = Toolbox(ToolsContext.from_index(index))
+        links = await toolbox.run(
+            ToolCall(id="call00001", name="note_links", arguments={"path": "Public"})
+        )
+    assert links.ok
+    assert [ref.file for ref in links.notes] == ["Public.md", "Shared.md"]
+    for unread in ("Big", "secret", "Diary"):
+        assert unread not in links.content, links.content
 
 
 async def test_a_repeated_call_says_so(agent_index: VaultIndex) -> None:

@@ -8,7 +8,7 @@ looked up. Unsaved editor content (the active note) is passed in as an override 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path, PurePosixPath
@@ -16,7 +16,7 @@ from pathlib import Path, PurePosixPath
 from vault_agent.agent.citations.documents import DocumentLookup
 from vault_agent.index.note_text import note_markdown, rebuild_markdown
 from vault_agent.index.search.searcher import Searcher
-from vault_agent.index.store.protocol import ChunkPayload, SearchFilter, Store
+from vault_agent.index.store.protocol import VAULT_SOURCE, ChunkPayload, SearchFilter, Store
 from vault_agent.index.vault_index import VaultIndex
 from vault_agent.vault.chunker import HEADING_SEPARATOR
 from vault_agent.vault.files import PathOutsideVaultError, is_note, resolve_in_vault
@@ -117,6 +117,13 @@ class NoteReader:
 
     def _indexed(self, file: str) -> bool:
         return self.context.store.count(SearchFilter(files=[file])) > 0
+
+    def indexed_notes(self, files: Sequence[str]) -> list[str]:
+        """Those of ``files`` that are indexed notes (or the open note), in order: one query,
+        whatever their number."""
+        notes = [file for file in files if is_note(file)]
+        stored = self.context.store.file_states(VAULT_SOURCE, notes) if notes else {}
+        return [file for file in notes if file in stored or file in self.overrides]
 
 
 def link_target(path: str) -> str:

@@ -245,8 +245,10 @@ def note_links(reader: NoteReader, args: PathArgs) -> ToolResult:
     """The notes a note links to and the notes linking to it (backlinks), as links to cite."""
     file = reader.find(args.path)
     graph = reader.context.graph
-    outgoing = graph.outgoing(file)
-    backlinks = graph.backlinks(file)
+    # Indexed notes only: a link to a file the index skipped (too big, ignored, not a note)
+    # names nothing the tools may read or an answer may cite.
+    outgoing = reader.indexed_notes(graph.outgoing(file))
+    backlinks = reader.indexed_notes(graph.backlinks(file))
     lines = [f"Note {note_link(file)}"]
     lines.append("Links to: " + (", ".join(note_link(f) for f in outgoing) or "nothing"))
     lines.append("Linked from: " + (", ".join(note_link(f) for f in backlinks) or "nothing"))
