@@ -65,6 +65,20 @@ def test_unsupported_and_invented_citations_are_removed_and_reported(graph: Link
     assert [s.file for s in checked.sources] == ["Recipes/Miso Soup.md"]
 
 
+def test_a_markdown_link_into_the_vault_cites_nothing_unchecked(graph: LinkGraph) -> None:
+    # Found by an audit: `[x](Secrets/Passwords.md)` stayed a clickable link to a note that
+    # does not exist (a click makes it), `[trip](Projects/Kyoto%20Trip.md)` to one never read.
+    text = (
+        "See [the soup](Recipes/Miso%20Soup.md), [x](Secrets/Passwords.md), "
+        "[trip](<Projects/Kyoto Trip.md>), [that part](#Heading) and [docs](https://help.obsidian.md)."
+    )
+    checked = check_answer(text, {"Recipes/Miso Soup.md"}, graph)
+    assert checked.answer.startswith(
+        "See [[Recipes/Miso Soup|the soup]], x, trip, that part and [docs](https://help.obsidian.md)."
+    ), checked.answer
+    assert [ref.file for ref in checked.sources] == ["Recipes/Miso Soup.md"]
+
+
 def test_an_ambiguous_name_is_rewritten_to_the_retrieved_note(graph: LinkGraph) -> None:
     # Obsidian would open Projects/Garden/Ideas (shortest path); the model read Tidepool's.
     supported = {"Projects/Tidepool/Ideas.md"}

@@ -74,13 +74,14 @@ class SafeMarkdown:
     element or comment (closing tags are not listed)."""
 
 
-def sanitise_markdown(markdown: str) -> SafeMarkdown:
-    """``markdown`` rewritten so that rendering it loads nothing but vault resources."""
+def sanitise_markdown(markdown: str, links: Callable[[str], bool] = is_safe_link) -> SafeMarkdown:
+    """``markdown`` rewritten so that rendering it loads nothing but vault resources, and a
+    link stays one only where ``links`` allows its URL (else it becomes its text)."""
     # The parser works on normalised text (CRLF, NUL): edits are made on the same text.
     text = markdown.replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "\ufffd")
     removed: list[str] = []
     for _ in range(MAX_PASSES):
-        edits = _edits(text, removed)
+        edits = _edits(text, removed, links)
         rewritten = _apply(text, edits)
         if rewritten == text:
             return SafeMarkdown(text, _unique(removed))
@@ -98,7 +99,7 @@ class _Edit:
     replacement: str
 
 
-def _edits(text: str, removed: list[str]) -> list[_Edit]:
+def _edits(text: str, removed: list[str], links: Callable[[str], bool]) -> list[_Edit]:
     """What to change in ``text`` (one parse), recording what goes into ``removed``."""
     env: dict[str, Any] = {}
     tokens = _PARSER.parse(text, env)
@@ -108,7 +109,7 @@ def _edits(text: str, removed: list[str]) -> list[_Edit]:
     definitions: list[Token] = []
     for index, token in enumerate(tokens):
         if token.type == "inline" and token.children and token.map:
-            found = _inline_edits(token.children, removed, unsafe_images)
+            found = _inline_edits(token.children, removed, unsafe_images, links)
             if not found:
                 continue
             to_source = lines.locate(token, tokens[index - 1] if index else None)
@@ -130,7 +131,9 @@ def _edits(text: str, removed: list[str]) -> list[_Edit]:
             # Markdown inside raw HTML is text to markdown-it, but a renderer that ends the
             # block elsewhere would read it: its images and links are judged as well.
             inline = _PARSER.parseInline(token.content, env)[0]
-            found = _inline_edits(inline.children or [], removed, unsafe_images, markup_only=True)
+            found = _inline_edits(
+                inline.children or [], removed, unsafe_images, links, markup_only=True
+            )
             to_source = lines.locate(token, None) if found else None
             if to_source is not None:
                 edits += [_Edit(*to_source(e.start, e.end), e.replacement) for e in found]
@@ -141,7 +144,7 @@ def _edits(text: str, removed: list[str]) -> list[_Edit]:
             definitions.append(token)
     for definition in definitions:
         url = str(definition.meta["url"])
-        if (is_vault_resource(url) or is_safe_link(url)) and url not in unsafe_images:
+        if (is_vault_resource(url) or links(url)) and url not in unsafe_images:
             continue
         start, end = lines.span(definition.map or [0, 0])
         # The definition starts at its "[", after any quote or list markers of its line.
@@ -152,7 +155,11 @@ def _edits(text: str, removed: list[str]) -> list[_Edit]:
 
 
 def _inline_edits(
-    children: list[Token], removed: list[str], unsafe_images: set[str], markup_only: bool = False
+    children: list[Token],
+    removed: list[str],
+    unsafe_images: set[str],
+    links: Callable[[str], bool],
+    markup_only: bool = False,
 ) -> list[_Edit]:
     """Edits for one paragraph, heading or table cell, in its text's offsets (the spans its
     tokens carry); with ``markup_only``, for markdown images and links alone."""
@@ -169,7 +176,7 @@ def _inline_edits(
             unsafe_images.add(src)
             edits.append(_Edit(*span, ""))
         elif child.type == "link_open":
-            if is_safe_link(str(child.attrs.get("href", ""))):
+            if links(str(child.attrs.get("href", ""))):
                 continue
             edits.append(_Edit(*span, _MARKUP.sub(r"\\\1", _link_text(children, index))))
         elif child.type == "html_inline" and not markup_only:

@@ -48,6 +48,12 @@ def is_safe_link(url: str) -> bool:
     return _stays_relative(url)
 
 
+def is_web_link(url: str) -> bool:
+    """True when ``url`` is an ``http:``/``https:`` page: the only link an answer keeps once
+    its citations are checked (a note is cited as a wikilink, which the check verifies)."""
+    return _scheme(url) in LINK_SCHEMES
+
+
 def _names_no_other_machine(url: str) -> bool:
     """Obsidian serves a vault file at ``app://<id>/<its absolute path>``; a path naming
     another machine (``//host/share``, or with backslashes: a network share on Windows) would

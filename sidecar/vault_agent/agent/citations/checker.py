@@ -7,8 +7,9 @@ tool or sent as context. :func:`check_answer`:
    ``[Note](Note.md)``) as wikilinks when they name a note the model saw
    (:mod:`vault_agent.agent.citations.normalise`);
 2. keeps only what may render (:mod:`vault_agent.agent.safe_markdown`): images that are not
-   vault resources, raw HTML and links to anything but web pages and the vault go (a note can
-   smuggle in instructions to build a URL that carries data out); checked again at the end;
+   vault resources, raw HTML and links to anything but web pages go (a note can smuggle in
+   instructions to build a URL that carries data out; a markdown link into the vault cites a
+   note unchecked: it becomes its text); checked again at the end;
 3. strips the model's own closing "Sources" list (its supported links are kept as sources);
 4. checks every ``[[...]]`` outside code: it is resolved as Obsidian would (the link graph),
    then matched against the supported notes. A link naming a supported note ambiguously (two
@@ -58,6 +59,7 @@ from vault_agent.agent.citations.links import (
 )
 from vault_agent.agent.citations.normalise import normalise_citations
 from vault_agent.agent.safe_markdown import sanitise_markdown
+from vault_agent.agent.vault_urls import is_web_link
 from vault_agent.index.store.protocol import VAULT_SOURCE
 from vault_agent.vault.files import is_pdf
 from vault_agent.vault.pdf_note import page_heading, page_of_heading, page_subpath
@@ -128,7 +130,9 @@ def check_answer(
     ``headings`` gives a note's real headings (None: headings are not checked).
     """
     refs = [ref if isinstance(ref, NoteRef) else NoteRef(file=ref, title="") for ref in supported]
-    safe = sanitise_markdown(normalise_citations(text, refs, numbered))
+    # Links to notes the model saw are wikilinks by now (normalise); any other link into the
+    # vault (`[x](Secrets/Passwords.md)`, a note it never read) cites unchecked: its text.
+    safe = sanitise_markdown(normalise_citations(text, refs, numbered), links=is_web_link)
     body, listed = _split_sources(safe.markdown)
     check = _Checker(refs, resolver, source_file, documents, headings)
     body = check.rewrite(body)
