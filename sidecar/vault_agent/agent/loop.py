@@ -139,7 +139,6 @@ class _Run:
         """Tool turns in a row whose every call was a repeat."""
         self.started = time.perf_counter()
         self.model_s = 0.0
-        self.turn_started = self.started
         self.tools_s = 0.0
         self.first_delta_s: float | None = None
         # Set by _model_turn (an async generator can't return a value).
@@ -279,8 +278,8 @@ class _Run:
         """`stream`'s events while the model's time on this question lasts: each wait for the
         next one ends at the deadline, however the model keeps its stream alive (a slow drip of
         empty deltas, keep-alive comments), so a question always ends."""
-        left = self.max_answer_s - self.model_s - (time.perf_counter() - self.turn_started)
-        deadline = asyncio.get_running_loop().time() + left
+        # What the model's earlier turns left of its time (this turn's starts now).
+        deadline = asyncio.get_running_loop().time() + self.max_answer_s - self.model_s
         while True:
             try:
                 async with asyncio.timeout_at(deadline):
@@ -297,7 +296,7 @@ class _Run:
         """Stream one model turn; leaves its text and calls in ``self.text``/``self.calls``."""
         parts: list[str] = []
         self.calls = []
-        started = self.turn_started = time.perf_counter()
+        started = time.perf_counter()
         assert not isinstance(self.model, ExtractiveAnswerer)
         stream = self.model.stream(list(self.messages), tools)
         try:
