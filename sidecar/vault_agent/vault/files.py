@@ -83,8 +83,8 @@ def scan_vault(
                 if entry.is_dir(follow_symlinks=False):
                     stack.append((entry.path, relative + "/"))
                     continue
-                link = Path(entry.path)
-                problem = symlink_problem(link, root, ignore) if entry.is_symlink() else None
+                symlink = entry.is_symlink()
+                problem = symlink_problem(Path(entry.path), root, ignore) if symlink else None
                 if problem is not None:
                     if problems is not None and is_note(relative):
                         problems[relative] = problem
