@@ -82,6 +82,13 @@ RUNAWAYS: dict[str, tuple[str, str, bytes, Callable[[], bytes]]] = {
         b'data: {"choices": [{"index": 0, "delta": {"content": "',
         lambda: b"the " * 64,
     ),
+    "Mistral: one line that never ends": (  # its SDK's own HTTP client (httpx2), bounded too
+        "mistral",
+        "text/event-stream",
+        b'data: {"id": "x", "object": "chat.completion.chunk", "model": "m", "created": 1, '
+        b'"choices": [{"index": 0, "delta": {"content": "',
+        lambda: b"the " * 64,
+    ),
     "a whole-JSON answer that never ends": (
         "openai",
         "application/json",
@@ -170,7 +177,8 @@ async def test_a_model_that_never_stops_is_stopped_with_a_clear_error(
     runaway: Runaway, served_vault: ServedVault, tmp_path: Path
 ) -> None:
     llm = LlmSettings(
-        profile="ollama" if runaway.wire == "ollama" else "openai",
+        profile=runaway.wire,
+        api_key="k-123456789",  # the Mistral profile needs one
         base_url=runaway.base_url,
         model="m",
         max_retries=2,  # a runaway is not retried: retrying would run away again

@@ -14,8 +14,9 @@ run away again); the agent ends the question with a ``bad_response`` error.
 from __future__ import annotations
 
 import httpx
+import httpx2
 
-from vault_agent.http_body import bound_body
+from vault_agent.http_body import bound_body, bound_httpx2_body
 from vault_agent.llm.errors import ModelResponseError
 
 DEFAULT_MAX_ANSWER_CHARS = 40_000
@@ -37,3 +38,8 @@ def limit_body(response: httpx.Response, max_chars: int, who: str) -> None:
     """Make reading `response` (streamed, not read yet) fail once its body passes
     ``max_chars * BYTES_PER_CHAR`` bytes: lines, JSON and error bodies alike."""
     bound_body(response, max_chars * BYTES_PER_CHAR, lambda: answer_too_long(who, max_chars))
+
+
+def limit_httpx2_body(response: httpx2.Response, max_chars: int, who: str) -> None:
+    """`limit_body` for the Mistral SDK's ``httpx2`` responses."""
+    bound_httpx2_body(response, max_chars * BYTES_PER_CHAR, lambda: answer_too_long(who, max_chars))

@@ -32,7 +32,7 @@ from vault_agent.llm.errors import (
     timeout_error,
     unreachable_error,
 )
-from vault_agent.llm.limits import DEFAULT_MAX_ANSWER_CHARS
+from vault_agent.llm.limits import DEFAULT_MAX_ANSWER_CHARS, limit_httpx2_body
 from vault_agent.llm.messages import (
     Message,
     ToolSpec,
@@ -78,9 +78,19 @@ class MistralModel:
         self._max_chars = max_answer_chars
         self._timeout_s = timeout_s
         self._who = f"Mistral at {shown_url(self.server_url)}"
+
+        # The SDK's own client, with a bound on the bytes of each answer (what the SDK makes
+        # by default, follow_redirects included, plus the response hook the others have).
+        async def bounded(response: httpx2.Response) -> None:
+            limit_httpx2_body(response, self._max_chars, self._who)
+
+        self._http = httpx2.AsyncClient(follow_redirects=True, event_hooks={"response": [bounded]})
         # timeout_ms becomes httpx2's timeout for connect and for each read of the stream.
         self._client = Mistral(
-            api_key=api_key, server_url=self.server_url, timeout_ms=int(timeout_s * 1000)
+            api_key=api_key,
+            server_url=self.server_url,
+            timeout_ms=int(timeout_s * 1000),
+            async_client=self._http,
         )
 
     @classmethod
@@ -117,8 +127,9 @@ class MistralModel:
         )
 
     async def aclose(self) -> None:
-        """Close the SDK's HTTP client."""
+        """Close the SDK and its HTTP client."""
         await self._client.__aexit__(None, None, None)  # type: ignore[no-untyped-call]
+        await self._http.aclose()
 
     async def _attempt(
         self, messages: list[models.ChatCompletionStreamRequestMessage], tools: list[models.Tool]
