@@ -10,7 +10,7 @@ talks through ``httpx2``, a fork of httpx with classes of its own: `bound_httpx2
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterator
 
 import httpx
 import httpx2
@@ -46,11 +46,7 @@ class _BoundedStream(httpx.SyncByteStream, httpx.AsyncByteStream):
     async def __aiter__(self) -> AsyncIterator[bytes]:
         if not isinstance(self._inner, httpx.AsyncByteStream):
             raise TypeError("a sync response body read asynchronously")
-        read = 0
-        async for chunk in self._inner:
-            read += len(chunk)
-            if read > self._max_bytes:
-                raise self._error()
+        async for chunk in _bounded(self._inner, self._max_bytes, self._error):
             yield chunk
 
     def close(self) -> None:
@@ -80,12 +76,20 @@ class _BoundedHttpx2Stream(httpx2.AsyncByteStream):
         self._inner, self._max_bytes, self._error = inner, max_bytes, error
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
-        read = 0
-        async for chunk in self._inner:
-            read += len(chunk)
-            if read > self._max_bytes:
-                raise self._error()
+        async for chunk in _bounded(self._inner, self._max_bytes, self._error):
             yield chunk
 
     async def aclose(self) -> None:
         await self._inner.aclose()
+
+
+async def _bounded(
+    chunks: AsyncIterable[bytes], max_bytes: int, error: Callable[[], Exception]
+) -> AsyncIterator[bytes]:
+    """`chunks` as they come, raising `error()` once they pass `max_bytes` in all."""
+    read = 0
+    async for chunk in chunks:
+        read += len(chunk)
+        if read > max_bytes:
+            raise error()
+        yield chunk
