@@ -24,6 +24,7 @@ from vault_agent.agent.reader import NoteReader, ToolError, ToolsContext
 from vault_agent.agent.tool_args import NAME_MAX_CHARS
 from vault_agent.agent.tools import TOOLS, Tool, ToolResult, argument_schema
 from vault_agent.llm.messages import ToolCall
+from vault_agent.validation import where
 
 log = logging.getLogger(__name__)
 
@@ -118,8 +119,7 @@ def _no_such_tool(name: str) -> str:
 def _explain(name: str, error: ValidationError) -> str:
     problems = []
     for item in error.errors(include_url=False):
-        where = ".".join(str(part) for part in item["loc"]) or "arguments"
         got = json.dumps(item.get("input"), default=str)[:80]
-        problems.append(f"{where}: {item['msg']} (got {got})")
+        problems.append(f"{where(item, 'arguments')}: {item['msg']} (got {got})")
     schema = json.dumps(argument_schema(TOOLS[name].arguments)["properties"])
     return f"invalid arguments for {name}: {'; '.join(problems)}. Expected: {schema}"

@@ -21,6 +21,7 @@ from vault_agent.cli.common import errors, load_settings, open_index, sync_with_
 from vault_agent.index.vault_index import VaultIndex
 from vault_agent.llm.errors import ModelError
 from vault_agent.llm.registry import select_model
+from vault_agent.validation import problem_lines
 from vault_agent.vault.files import PathOutsideVaultError, resolve_in_vault
 
 PROFILES = ("auto", "mistral", "ollama", "openai", "extractive")
@@ -50,8 +51,7 @@ def ask_request(question: str, vault_index: VaultIndex, note: Path | None) -> Ag
     try:
         return AgentRequest.model_validate({"question": question, **context})
     except ValidationError as error:
-        reasons = (f"{_field(problem['loc'])}: {problem['msg']}" for problem in error.errors())
-        errors.print(f"[red]error:[/red] {'; '.join(reasons)}")
+        errors.print(f"[red]error:[/red] {'; '.join(problem_lines(error, 'request'))}")
         raise typer.Exit(2) from error
 
 
@@ -73,10 +73,6 @@ def _note_context(vault_index: VaultIndex, note: Path) -> dict[str, object]:
         "active_note": ActiveNote(path=relative, content=content),
         "neighbourhood": neighbourhood_of(vault_index.graph, relative),
     }
-
-
-def _field(location: tuple[int | str, ...]) -> str:
-    return ".".join(str(part) for part in location) or "request"
 
 
 async def answer(request: AgentRequest, vault_index: VaultIndex, verbose: bool) -> DoneEvent | None:

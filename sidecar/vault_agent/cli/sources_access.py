@@ -27,6 +27,7 @@ from vault_agent.index.embed.errors import EmbeddingError
 from vault_agent.index.store.errors import StoreError, StoreLockedError
 from vault_agent.index.vault_index import VaultIndex
 from vault_agent.server.source_schemas import DeleteSourceResponse, SourcesResponse
+from vault_agent.validation import where
 
 #: Seconds a sidecar may take to answer one batch (it embeds the documents first).
 REQUEST_TIMEOUT_S = 600.0
@@ -93,9 +94,9 @@ def _document(file: Path, number: int, line: str) -> Document:
         return Document.model_validate_json(line, strict=True)
     except ValidationError as error:
         problem = error.errors(include_url=False, include_input=False)[0]
-        where = ".".join(str(part) for part in problem["loc"])
-        where = f"{where}: " if where else ""
-        raise SourcesError(f"{file}, line {number}: {where}{problem['msg']}") from error
+        field = where(problem, "")
+        prefix = f"{field}: " if field else ""
+        raise SourcesError(f"{file}, line {number}: {prefix}{problem['msg']}") from error
 
 
 def batches(documents: Sequence[Document], access: SourcesAccess) -> Iterator[list[Document]]:

@@ -24,6 +24,7 @@ from vault_agent.evaluation.modes import DEFAULT_MODES, EvalMode, searcher_for
 from vault_agent.evaluation.progress import OnProgress, no_progress
 from vault_agent.index.search.confidence import Confidence
 from vault_agent.index.search.searcher import Searcher
+from vault_agent.validation import problem_lines
 from vault_agent.vault.graph import LinkGraph
 
 #: How deep each question's ranking goes (MRR is computed over this many notes).
@@ -103,8 +104,7 @@ def load_questions(path: Path) -> list[Question]:
         try:
             questions.append(Question.model_validate(json.loads(line)))
         except ValidationError as error:
-            problems = error.errors(include_url=False, include_input=False)
-            reasons = "; ".join(f"{'.'.join(map(str, p['loc']))}: {p['msg']}" for p in problems)
+            reasons = "; ".join(problem_lines(error, "question"))
             raise ValueError(f"{path}:{number}: not a question: {reasons}") from None
         except ValueError as error:  # not JSON
             raise ValueError(f"{path}:{number}: not a question: {error}") from None

@@ -21,6 +21,7 @@ from pydantic import BaseModel, ValidationError
 from vault_agent.server.content_coding import decode_body
 from vault_agent.server.errors import ApiError
 from vault_agent.server.keys import SETTINGS
+from vault_agent.validation import where
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -95,8 +96,7 @@ def validation_error(error: ValidationError) -> ApiError:
             400, "invalid_json", f"request body is not valid JSON: {problems[0]['msg']}"
         )
     listed = [
-        f"{'.'.join(str(part) for part in problem['loc']) or 'body'}: {problem['msg']}"
-        for problem in problems[:MAX_LISTED_ERRORS]
+        f"{where(problem, 'body')}: {problem['msg']}" for problem in problems[:MAX_LISTED_ERRORS]
     ]
     more = len(problems) - len(listed)
     message = "; ".join(listed) + (f" (and {more} more)" if more > 0 else "")

@@ -47,6 +47,7 @@ from vault_agent.index.embed.endpoint import EmbeddingEndpoint, endpoint_for
 from vault_agent.index.embed.errors import EmbeddingError
 from vault_agent.index.embed.task_prefixes import TaskPrefixes, prefixes_for
 from vault_agent.local_http import direct_if_local, shown_url
+from vault_agent.validation import where
 from vault_agent.vault.chunker import approximate_tokens
 
 Vector = NDArray[np.float32]
@@ -305,5 +306,4 @@ def _reason(error: httpx.TransportError) -> str:
 
 def _first_problem(error: ValidationError) -> str:
     problem = error.errors()[0]
-    where = ".".join(str(part) for part in problem["loc"]) or "the body"
-    return f"{where}: {problem['msg']}"
+    return f"{where(problem, 'the body')}: {problem['msg']}"
