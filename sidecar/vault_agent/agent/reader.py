@@ -82,9 +82,9 @@ class NoteReader:
         except PathOutsideVaultError as error:
             raise ToolError(f"refused: {error}; only notes inside the vault can be read") from None
         candidates = [self.context.graph.resolve(target, self.source_file), target, f"{target}.md"]
-        for file in candidates:
-            if file and is_note(file) and (file in self.overrides or self._indexed(file)):
-                return file
+        found = self.indexed_notes([file for file in candidates if file])
+        if found:
+            return found[0]
         raise ToolError(
             f"no indexed note '{target}'; use search_notes or list_notes to find its exact path"
         )
@@ -114,9 +114,6 @@ class NoteReader:
                 return None
             text = rebuild_markdown(chunks)
         return [path for _, path in heading_paths(text)]
-
-    def _indexed(self, file: str) -> bool:
-        return self.context.store.count(SearchFilter(files=[file])) > 0
 
     def indexed_notes(self, files: Sequence[str]) -> list[str]:
         """Those of ``files`` that are indexed notes (or the open note), in order: one query,
