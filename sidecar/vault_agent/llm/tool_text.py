@@ -21,6 +21,7 @@ from vault_agent.llm.pythonic import pythonic_calls
 #: Deeper than any tool's arguments go (a list of strings in an object): a model sending more
 #: is broken, and every event repeating its call would have to carry it.
 MAX_ARGUMENT_DEPTH = 16
+_TOO_DEEP = f"arguments are nested more than {MAX_ARGUMENT_DEPTH} levels deep"
 
 
 def parse_tool_arguments(raw: object) -> tuple[dict[str, Any], str | None]:
@@ -35,7 +36,7 @@ def parse_tool_arguments(raw: object) -> tuple[dict[str, Any], str | None]:
         return {}, None
     if isinstance(raw, Mapping):
         if nested_deeper_than(raw, MAX_ARGUMENT_DEPTH):
-            return {}, f"arguments are nested more than {MAX_ARGUMENT_DEPTH} levels deep"
+            return {}, _TOO_DEEP
         return dict(raw), None
     if not isinstance(raw, str):
         return {}, f"arguments must be a JSON object, got {type(raw).__name__}: {raw!r:.200}"
@@ -49,7 +50,7 @@ def parse_tool_arguments(raw: object) -> tuple[dict[str, Any], str | None]:
             excerpt = raw if len(raw) <= 200 else raw[:200] + "..."
             return {}, f"arguments are not valid JSON ({exc}): {excerpt}"
         except RecursionError:  # nested past what Python's decoder follows
-            return {}, f"arguments are nested more than {MAX_ARGUMENT_DEPTH} levels deep"
+            return {}, _TOO_DEEP
         if not isinstance(value, str):
             break
     if value is None:
@@ -57,7 +58,7 @@ def parse_tool_arguments(raw: object) -> tuple[dict[str, Any], str | None]:
     if not isinstance(value, dict):
         return {}, f"arguments must be a JSON object, got {type(value).__name__}: {raw[:200]}"
     if nested_deeper_than(value, MAX_ARGUMENT_DEPTH):
-        return {}, f"arguments are nested more than {MAX_ARGUMENT_DEPTH} levels deep"
+        return {}, _TOO_DEEP
     return value, None
 
 
