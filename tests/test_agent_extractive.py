@@ -257,6 +257,33 @@ def test_more_quotes_of_a_note_are_in_its_order_each_cited_to_its_own_heading() 
     assert "- **Loaf**: Mix the flour. Rest it an hour. [[Loaf#Method]]" in lines
 
 
+def test_a_short_line_over_a_list_labels_its_items() -> None:
+    body = (
+        "Making and blind-baking the crust\n\n1. Roll it out.\n2. Prick the base.\n\n"
+        "Then the filling goes in.\n- Whisk the eggs.\n\nA line of more than twelve words "
+        "that runs on without any end at all\n- Stir.\n\nNo list after this one\n\nProse."
+    )
+    units = split_units(body, "Directions")
+    assert [(u.text, u.label, u.under) for u in units] == [
+        ("Making and blind-baking the crust", True, ""),
+        ("Roll it out.", False, "Making and blind-baking the crust"),
+        ("Prick the base.", False, "Making and blind-baking the crust"),
+        # A sentence, a long line, a line no list follows: none labels anything.
+        ("Then the filling goes in.", False, ""),
+        ("Whisk the eggs.", False, ""),
+        ("A line of more than twelve words that runs on without any end at all", False, ""),
+        ("Stir.", False, ""),
+        ("No list after this one", False, ""),
+        ("Prose.", False, ""),
+    ]
+
+
+async def test_a_label_over_steps_never_answers_the_step_does(changelog: VaultIndex) -> None:
+    question = "How do I keep the pie crust base flat when I blind bake it?"
+    done = done_of(await ask(changelog, ExtractiveAnswerer(), question))
+    assert done.answer.startswith("Prick the base all over with a fork"), done.answer
+
+
 def test_a_list_of_links_is_navigation_not_an_answer() -> None:
     units = split_units("- [[Writing is telepathy]]\n- [[A]], [[B]]\n- See [[C]] first.\n", "")
     assert [(u.text, u.navigation) for u in units] == [
@@ -296,6 +323,9 @@ CHANGELOG = {
     "counts how late overdue tasks are.\n",
     "Guides/Sorting.md": "# Random sorting\n\nYour queries can sort the tasks they find "
     "randomly.\n\nThis shipped in 7.11.0.\n",
+    "Recipes/Apple pie.md": "# Apple pie\n\n## Directions\n\nBlind-baking the pie crust\n\n"
+    "1. Roll the dough out and line the dish.\n2. Prick the base all over with a fork, so "
+    "steam escapes and it does not rise.\n3. Bake for ten minutes.\n",
 }
 
 

@@ -201,6 +201,18 @@ def test_long_lists_split_at_lines_keeping_items_whole() -> None:
     assert [line for piece in pieces for line in piece.split("\n")] == items
 
 
+def test_a_short_lead_in_starts_the_chunk_of_what_it_introduces() -> None:
+    step = "Step {n}: fold the dough over once more and rest it."
+    steps = "\n".join(f"{n}. {step.format(n=n)}" for n in range(30))
+    note = parse(f"# Method\n\nMaking the dough\n\n{steps}\n\nThe loaf is done.\n\n{steps}")
+    chunks = chunk_note(note, CHARS)
+    assert_nothing_lost(note, chunks)
+    # Closed alone, the label would be a chunk that says nothing and its steps would lose it.
+    assert chunks[0].body.startswith("Making the dough\n\n0. Step 0:")
+    # A finished sentence is no lead-in: it is not pulled into the next paragraph's lines.
+    assert any(chunk.body.endswith("The loaf is done.") for chunk in chunks)
+
+
 def test_only_a_word_longer_than_max_chars_is_cut_mid_word() -> None:
     long_word = "x" * 700
     pieces = split_text(f"short words here {long_word} and more", 300)

@@ -35,7 +35,7 @@ from vault_agent.vault.reading_text import reading_text
 
 HEADING_SEPARATOR = " > "
 #: Bump when what a chunk embeds changes: stored chunks record it, and another one is redone.
-CHUNKS_VERSION = 4
+CHUNKS_VERSION = 5
 #: Markdown longer than this many characters per unit of the chunk size (more than any script
 #: averages per token) is split without measuring it whole.
 _TOO_LONG_FACTOR = 16
@@ -47,6 +47,10 @@ _BOUNDARIES = (
     re.compile(r"(?<=[.!?…。！？])[\"')\]」』）]*\s*"),  # sentences, CJK ones included
     re.compile(r"\s+"),  # words
 )
+
+
+#: The end of a finished sentence (a paragraph that is no lead-in).
+_SENTENCE_DONE = re.compile(r"[.!?…。！？][\"')\]」』）]*\s*$")
 
 
 def approximate_tokens(text: str) -> int:
@@ -313,7 +317,8 @@ def _split(text: str, max_size: int, level: int, measure: Callable[[str], int]) 
     if len(pieces) == 1:
         return _split(text, max_size, level + 1, measure)
     out: list[str] = []
-    for packed in _pack(pieces, max_size, measure):
+    # A paragraph may lead in to the next one; a line or a sentence is cut where it must.
+    for packed in _pack(pieces, max_size, measure, lead_ins=level == 0):
         out.extend(_split(packed, max_size, level + 1, measure))
     return out
 
@@ -346,8 +351,11 @@ def _cut_after(text: str, boundary: re.Pattern[str]) -> list[str]:
     return [piece for piece in pieces if piece]
 
 
-def _pack(pieces: list[str], max_size: int, measure: Callable[[str], int]) -> list[str]:
-    """Greedily join consecutive pieces while the stripped result fits in `max_size`.
+def _pack(
+    pieces: list[str], max_size: int, measure: Callable[[str], int], lead_ins: bool
+) -> list[str]:
+    """Greedily join consecutive pieces while the stripped result fits in `max_size` (and,
+    with `lead_ins`, a short start that ends no sentence with whatever follows it).
 
     Sizes of pieces are added up rather than measured joined (one measure per piece, not per
     join); a joined result that still measures too big is split again by the caller."""
@@ -357,7 +365,12 @@ def _pack(pieces: list[str], max_size: int, measure: Callable[[str], int]) -> li
     overhead = measure("")
     for piece in pieces:
         piece_size = measure(piece) - overhead
-        if current and overhead + size + piece_size - _trailing(piece, measure) > max_size:
+        too_big = overhead + size + piece_size - _trailing(piece, measure) > max_size
+        # A short lead-in ("Making the crust", "Steps:") goes with what follows, the two
+        # split finer: closed alone it would be a chunk that says nothing, and what it
+        # introduces would lose it.
+        leads_in = lead_ins and size <= max_size // 4 and not _SENTENCE_DONE.search(current)
+        if current and too_big and not leads_in:
             packed.append(current.strip())
             current, size = piece, piece_size
         else:

@@ -238,6 +238,8 @@ def _says_something(unit: Unit) -> bool:
     """A sentence or a property, not a label: enough words, or enough CJK characters."""
     if unit.fact:
         return True
+    if unit.label:
+        return False
     text = unit.text
     wide = sum(1 for char in text if char >= "\u2e80")
     return len(text.split()) >= ANSWER_WORDS or wide >= ANSWER_WIDE_CHARS

@@ -245,6 +245,8 @@ class _Candidate:
     def read_as(self) -> str:
         heading = _last(self.unit.heading)
         place = f"{self.passage.chunk.title}. {heading}" if heading else self.passage.chunk.title
+        if self.unit.under:
+            place = f"{place}. {self.unit.under}"
         return f"{place}: {self.unit.text}"
 
 

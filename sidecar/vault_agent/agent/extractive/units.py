@@ -46,6 +46,9 @@ SHOWN_ITEMS = 5
 _TAGS_ONLY = re.compile(r"#[\w/-]+")
 _RULE = re.compile(r"^(?:-{3,}|\*{3,}|_{3,})$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
+#: A label is one line of at most this many words, ending in none of these.
+LABEL_WORDS = 12
+_LABEL_ENDS = (".", "!", "?", ":", ";", ",", "…", "。", "！", "？", "：", "；")
 
 
 @dataclass(frozen=True)
@@ -63,6 +66,12 @@ class Unit:
     """For a unit ending in ":", the code block or list items it introduces (markdown)."""
     fact: bool = False
     """One of the note's properties (``last: 2023-09-14``): short, yet it says something."""
+    label: bool = False
+    """A short line with no end punctuation over a list ("Making the crust"): a heading in
+    all but markup. It names what follows and answers nothing itself."""
+    under: str = ""
+    """For a list item or table row, the label over its list: read with it, "Use a fork to
+    poke holes" is about blind-baking the crust."""
 
 
 def property_units(lines: list[str]) -> list[Unit]:
@@ -85,18 +94,39 @@ def split_units(body: str, heading: str) -> list[Unit]:
     in_code = in_item = False
     # The unit ending in ":" that the next block belongs to, while nothing else came between.
     intro: int | None = None
+    # The one-line paragraph that labels a list if one comes next, and the label of the
+    # list being read.
+    may_label: int | None = None
+    label = ""
 
-    def add(piece: str, navigation: bool = False) -> None:
+    def add(piece: str, navigation: bool = False, under: str = "") -> None:
         nonlocal intro
         piece = " ".join(_as_read(piece).split())
         if piece and _TAGS_ONLY.sub("", piece).strip(" .,;:|-"):
-            units.append(Unit(piece, HEADING_SEPARATOR.join(path), len(units), navigation))
+            heading = HEADING_SEPARATOR.join(path)
+            units.append(Unit(piece, heading, len(units), navigation, under=under))
             intro = len(units) - 1 if piece.endswith(":") else None
 
     def flush() -> None:
+        nonlocal may_label, label
+        if not paragraph:
+            return
+        count = len(units)
         for sentence in _SENTENCE_END.split(" ".join(paragraph)):
             add(sentence)
+        one_line = len(paragraph) == 1 and len(units) == count + 1
+        text = units[-1].text if one_line else ""
+        short = len(text.split()) <= LABEL_WORDS and not text.endswith(_LABEL_ENDS)
+        may_label, label = (count if one_line and short else None), ""
         paragraph.clear()
+
+    def labelled() -> str:
+        """The label over the list item or row being read, taking a waiting one up."""
+        nonlocal may_label, label
+        if may_label is not None:
+            units[may_label] = replace(units[may_label], label=True)
+            label, may_label = units[may_label].text, None
+        return label
 
     def show(block: str) -> None:
         """Keep `block` with the unit introducing it."""
@@ -107,6 +137,7 @@ def split_units(body: str, heading: str) -> list[Unit]:
     for raw in text.splitlines():
         if _FENCE.match(raw):
             flush()
+            may_label = None
             code.append(raw.rstrip())
             if in_code:
                 if len(code) <= SHOWN_LINES + 2:
@@ -128,15 +159,17 @@ def split_units(body: str, heading: str) -> list[Unit]:
         in_item = False
         if heading_line:
             flush()
-            intro = None
+            intro, may_label, label = None, None, ""
             path = _descend(path, len(heading_line.group(1)), heading_line.group(2).strip())
         elif not line or _RULE.match(line):
             flush()
+            if line:  # a rule ends what a label was over
+                may_label, label = None, ""
         elif item:
             flush()
             content = line[item.end() :]
             opened = intro
-            add(content, navigation=bool(_LINKS_ONLY.fullmatch(content)))
+            add(content, navigation=bool(_LINKS_ONLY.fullmatch(content)), under=labelled())
             in_item = True
             if opened is not None and opened != len(units) - 1:
                 intro = opened  # the items after it are what it introduces
@@ -148,12 +181,13 @@ def split_units(body: str, heading: str) -> list[Unit]:
             if not _TABLE_RULE.match(line):
                 cells = [cell.strip() for cell in _TABLE_CELL.split(line.strip(" |"))]
                 content = " | ".join(cell for cell in cells if cell)
-                add(content, navigation=bool(_LINKS_ONLY.fullmatch(content)))
+                add(content, navigation=bool(_LINKS_ONLY.fullmatch(content)), under=labelled())
         else:
             quoted = line.lstrip("> ").strip()
             callout = _CALLOUT.match(quoted)
             if callout:  # "> [!tip] Title": the marker is markup, the title a label of its own
                 flush()
+                may_label, label = None, ""
                 add(quoted[callout.end() :])
                 continue
             paragraph.append(quoted)
