@@ -323,6 +323,10 @@ CHANGELOG = {
     "counts how late overdue tasks are.\n",
     "Guides/Sorting.md": "# Random sorting\n\nYour queries can sort the tasks they find "
     "randomly.\n\nThis shipped in 7.11.0.\n",
+    "References/Ada Lovelace interview.md": "---\nrating: 7\nepisode: 12\n---\nAn "
+    "interview about engines.\n",
+    "Clippings/Bits of advice.md": "# Bits of advice\n\nAda Lovelace's advice, collected.\n\n"
+    "- Being curious is worth 10 years of schooling.\n- Write the notes down tonight.\n",
     "Recipes/Apple pie.md": "# Apple pie\n\n## Directions\n\nBlind-baking the pie crust\n\n"
     "1. Roll the dough out and line the dish.\n2. Prick the base all over with a fork, so "
     "steam escapes and it does not rise.\n3. Bake for ten minutes.\n",
@@ -409,6 +413,16 @@ async def test_a_note_named_and_asked_something_more_is_not_answered_by_its_prop
     # The note holds its director, year and categories: none says anything of dialogue.
     for line in ("categories: Movies", "director: Ridley Scott", "year: 1982"):
         assert line not in done.answer, done.answer
+
+
+async def test_a_number_in_a_property_nobody_asked_for_does_not_answer_an_amount(
+    changelog: VaultIndex,
+) -> None:
+    question = "According to Ada Lovelace's advice, how much is being curious worth?"
+    done = done_of(await ask(changelog, ExtractiveAnswerer(), question))
+    # The podcast's `rating: 7` reads close with its title; the advice says the amount.
+    quotes = [line for line in done.answer.splitlines() if "[[" in line]
+    assert quotes[0].startswith("Being curious is worth 10 years"), done.answer
 
 
 async def test_the_date_a_note_was_written_answers_no_other_when(changelog: VaultIndex) -> None:

@@ -53,6 +53,11 @@ QUANTITY_BONUS = 0.05
 WHEN_BONUS = 0.05
 #: A property's name and a question's word this long that begin alike are one word's family.
 KEY_STEM_CHARS = 5
+#: Taken from a property the question doesn't name, of a note it doesn't name, admitted for
+#: holding what the question asks for (a number, a date): read with its note's title, it is
+#: close to any question naming that note's subject (`rating: 7` of a podcast with Kevin
+#: Kelly, for "how much is enthusiasm worth, in Kevin Kelly's advice?").
+UNASKED_PROPERTY = 0.1
 #: Added to a property the question names: of a film's properties, "who directed it?" asks
 #: for ``director``, however close ``imdbId`` reads.
 KEYED_BONUS = 0.1
@@ -158,7 +163,8 @@ def scored(
             named = sum(name <= context_terms for name in names) / len(names) if names else 1.0
             holds = all(name <= context_terms for name in exact)
             lexical = shared + 0.3 / (1 + rank)
-            candidate = _Candidate(unit, passage, lexical, named, holds, note_rank, keyed)
+            unasked = unit.fact and not keyed and passage.hit.file not in named_files
+            candidate = _Candidate(unit, passage, lexical, named, holds, note_rank, keyed, unasked)
             candidates.append(candidate)
     if exact and any(candidate.holds_exact for candidate in candidates):
         # A question naming a version or an identifier is answered from where it is named:
@@ -207,6 +213,8 @@ def scored(
             score += QUANTITY_BONUS if plan.quantity else WHEN_BONUS
         if candidate.keyed:
             score += KEYED_BONUS
+        if candidate.unasked:
+            score -= UNASKED_PROPERTY
         # "Why does that matter?" about a selected line: what follows it tells.
         score += after_bonus(candidate.after)
         if plan.order is None:  # a last/first question is ordered by date, not by rank
@@ -233,6 +241,8 @@ class _Candidate:
     """Where retrieval ranked its note among the notes found (0: first)."""
     keyed: bool = False
     """A property the question names ("who *directed*..." and ``director: ...``)."""
+    unasked: bool = False
+    """A property neither the question nor its note's title is named by."""
     after: int = 0
     """How many units after the selection it comes, in the selection's note (0: not after)."""
 
