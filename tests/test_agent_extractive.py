@@ -21,6 +21,7 @@ from vault_agent.agent.events import ToolCallEvent, ToolResultEvent
 from vault_agent.agent.extractive import DISCLAIMER, NOT_COVERED, UNSURE, ExtractiveAnswerer
 from vault_agent.agent.extractive.compose import compose
 from vault_agent.agent.extractive.plan import plan
+from vault_agent.agent.extractive.question_words import counted
 from vault_agent.agent.extractive.scoring import Quote
 from vault_agent.agent.extractive.selection import Selected, units_after
 from vault_agent.agent.extractive.units import Unit, split_units
@@ -284,6 +285,24 @@ async def test_a_label_over_steps_never_answers_the_step_does(changelog: VaultIn
     assert done.answer.startswith("Prick the base all over with a fork"), done.answer
 
 
+@pytest.mark.parametrize(
+    ("question", "things"),
+    [
+        ("How many pages long is The Machine Stops?", ("pages", "long")),
+        ("how many community plugins passed 100k?", ("community", "plugins")),
+        ("Combien de pages a le livre ?", ("pages", "a")),
+        ("Wie viele Seiten hat das Buch?", ("Seiten", "hat")),
+        ("Сколько страниц?", ("страниц",)),
+        ("How much does it cost?", ()),
+        ("How long does it keep?", ()),
+    ],
+)
+def test_what_a_how_many_question_counts_is_read_in_many_languages(
+    question: str, things: tuple[str, ...]
+) -> None:
+    assert counted(question) == things
+
+
 def test_a_list_of_links_is_navigation_not_an_answer() -> None:
     units = split_units("- [[Writing is telepathy]]\n- [[A]], [[B]]\n- See [[C]] first.\n", "")
     assert [(u.text, u.navigation) for u in units] == [
@@ -329,7 +348,7 @@ CHANGELOG = {
     "- Being curious is worth 10 years of schooling.\n- Write the notes down tonight.\n",
     "Recipes/Apple pie.md": "# Apple pie\n\n## Directions\n\nBlind-baking the pie crust\n\n"
     "1. Roll the dough out and line the dish.\n2. Prick the base all over with a fork, so "
-    "steam escapes and it does not rise.\n3. Bake for ten minutes.\n",
+    "steam escapes and it does not rise.\n3. Bake for 10 minutes at 200 C.\n",
 }
 
 
@@ -423,6 +442,18 @@ async def test_a_number_in_a_property_nobody_asked_for_does_not_answer_an_amount
     # The podcast's `rating: 7` reads close with its title; the advice says the amount.
     quotes = [line for line in done.answer.splitlines() if "[[" in line]
     assert quotes[0].startswith("Being curious is worth 10 years"), done.answer
+
+
+async def test_a_count_is_answered_only_by_a_number_of_what_it_counts(
+    changelog: VaultIndex,
+) -> None:
+    # The pie's numbers count minutes and degrees, not calories.
+    calories = "How many calories are in a slice of the apple pie?"
+    done = done_of(await ask(changelog, ExtractiveAnswerer(), calories))
+    assert done.answer.startswith(NOT_COVERED), done.answer
+    minutes = "How many minutes do I bake the apple pie crust?"
+    done = done_of(await ask(changelog, ExtractiveAnswerer(), minutes))
+    assert "Bake for 10 minutes" in done.answer.split("**More")[0], done.answer
 
 
 async def test_the_date_a_note_was_written_answers_no_other_when(changelog: VaultIndex) -> None:

@@ -108,6 +108,9 @@ def answer(plan: SearchPlan, context: ToolsContext) -> Answer:
     if plan.quantity and not plan.pointed and not any(holds_amount(q.unit.text) for q in kept):
         # Asked for an amount, and no passage that bears on it holds a number.
         return Answer(absent(closest), closest, plan.query, len(passages))
+    if plan.counted and not plan.pointed and not _counts(plan, kept, context):
+        # "How many pages...?" and the numbers found count minutes, grams, stars.
+        return Answer(absent(closest), closest, plan.query, len(passages))
     first = _answer_first(quotes, kept, plan)
     kept += [quote for quote in first if quote not in kept]
     # Not close enough to be sure, the quotes are given as the nearest the notes come: below
@@ -121,6 +124,24 @@ def answer(plan: SearchPlan, context: ToolsContext) -> Answer:
     )
     text = compose(first, kept, plan.order is not None, unsure)
     return Answer(text, [quote.ref for quote in kept], plan.query, len(passages))
+
+
+def _counts(plan: SearchPlan, kept: list[Quote], context: ToolsContext) -> bool:
+    """True when a quote that bears on the question holds a number and names what the
+    question counts (in its text, its label, its heading or its note's title: "## Pages",
+    "pages: 120"). "How many calories in a slice?" over a recipe that counts grams and
+    minutes is not answered by them."""
+    analyzer = context.searcher.sparse.analyzer
+    wanted = {term for word in plan.counted for term in analyzer.terms(word, query=True)}
+    if not wanted:
+        return True
+    for quote in kept:
+        if not holds_amount(quote.unit.text):
+            continue
+        where = f"{quote.ref.title} {quote.unit.heading} {quote.unit.under} {quote.unit.text}"
+        if wanted & set(analyzer.terms(where)):
+            return True
+    return False
 
 
 def _subject_files(plan: SearchPlan, context: ToolsContext) -> set[str]:

@@ -19,6 +19,7 @@ from vault_agent.agent.extractive.question_words import (
     QUANTITY,
     WHEN,
     compiled,
+    counted,
 )
 from vault_agent.agent.request import AgentRequest
 from vault_agent.index.embed.terms import Analyzer
@@ -49,6 +50,8 @@ class SearchPlan:
     order: DateOrder = None
     quantity: bool = False
     """The question asks for an amount, a size, a duration: the answer holds a number."""
+    counted: tuple[str, ...] = ()
+    """What a "how many...?" question counts ("pages"): the answer holds it beside a number."""
     when: bool = False
     """The question asks when, or in which release: the answer holds a date or a version."""
     how_to: bool = False
@@ -94,6 +97,7 @@ def plan(request: AgentRequest, active_file: str, analyzer: Analyzer) -> SearchP
         earlier=earlier,
         order=date_order(question),
         quantity=bool(_QUANTITY.search(question)),
+        counted=counted(question),
         when=bool(_WHEN.search(question)),
         how_to=bool(_HOW_TO.search(question)),
         active_file=active_file,

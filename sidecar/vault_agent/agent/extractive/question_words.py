@@ -59,6 +59,18 @@ QUANTITY = {
     "ru": r"сколько",
     _UNSPACED: r"多少|多久|多长|几|どのくらい|何[個回分時日]|いくら|얼마나|몇",
 }
+#: "How many *pages*...": what is counted follows, as the next word or two ("how many
+#: community plugins"). Spaced languages only: elsewhere the counted thing is not a word apart.
+COUNTED = {
+    "en": r"how many (?:more |fewer |different )?(\w+)(?: (\w+))?",
+    "de": r"wie viele (\w+)(?: (\w+))?",
+    "fr": r"combien (?:de |d'|d’)(\w+)(?: (\w+))?",
+    "es": r"cu[aá]nt[oa]s (\w+)(?: (\w+))?",
+    "it": r"quant[ie] (\w+)(?: (\w+))?",
+    "pt": r"quant[oa]s (\w+)(?: (\w+))?",
+    "nl": r"hoeveel (\w+)(?: (\w+))?",
+    "ru": r"сколько (\w+)(?: (\w+))?",
+}
 WHEN = {
     "en": r"when(?:'s|'d|\s+(?:did|do|does|was|were|is|are|will|would|can|could|should|has|"
     r"have|had|might|must)\b|\s*[?.!]|\s*$)|since (?:when|which)|(?:what|which) (?:years?|"
@@ -95,3 +107,13 @@ def compiled(table: dict[str, str]) -> re.Pattern[str]:
     language's as whole words: no letter or digit right before or after it)."""
     spaced = "|".join(pattern for language, pattern in table.items() if language != _UNSPACED)
     return re.compile(rf"(?<!\w)(?:{spaced})(?!\w)|{table[_UNSPACED]}", re.IGNORECASE)
+
+
+_COUNTED = re.compile("|".join(f"(?<!\\w)(?:{p})" for p in COUNTED.values()), re.IGNORECASE)
+
+
+def counted(question: str) -> tuple[str, ...]:
+    """The word or two naming what a "how many...?" question counts ("pages", "community
+    plugins"); () when it counts nothing by name."""
+    match = _COUNTED.search(question)
+    return tuple(word for word in match.groups() if word) if match else ()
