@@ -19,8 +19,9 @@ from vault_agent.agent.citations.links import (
 )
 from vault_agent.agent.events import ToolCallEvent, ToolResultEvent
 from vault_agent.agent.extractive import DISCLAIMER, NOT_COVERED, UNSURE, ExtractiveAnswerer
+from vault_agent.agent.extractive.answerer import answer_first
 from vault_agent.agent.extractive.compose import compose
-from vault_agent.agent.extractive.plan import plan
+from vault_agent.agent.extractive.plan import SearchPlan, plan
 from vault_agent.agent.extractive.question_words import counted
 from vault_agent.agent.extractive.scoring import Quote
 from vault_agent.agent.extractive.selection import Selected, units_after
@@ -301,6 +302,18 @@ def test_what_a_how_many_question_counts_is_read_in_many_languages(
     question: str, things: tuple[str, ...]
 ) -> None:
     assert counted(question) == things
+
+
+def test_a_quote_nearly_as_close_as_the_best_answers_beside_it() -> None:
+    def quote(text: str, score: float) -> Quote:
+        ref = NoteRef(file="Starter.md", title="Starter", heading="Feeding")
+        return Quote(Unit(text, "Feeding", 0), ref, None, score)
+
+    best, tie = quote("Feed it twice a day.", 0.80), quote("Use rye flour today.", 0.72)
+    far = quote("It lives in a jar.", 0.65)
+    question = SearchPlan(question="How do I feed the starter?", query="feed the starter")
+    # Cosine can't tell 0.80 from 0.72 apart: both open the answer; 0.65 only supports.
+    assert answer_first([best, tie, far], [best, tie, far], question) == [best, tie]
 
 
 def test_a_list_of_links_is_navigation_not_an_answer() -> None:
