@@ -140,14 +140,18 @@ export class TurnView extends Component {
 		}
 	}
 
-	/** Stopped by the user: the partial answer stays, rendered, marked as stopped. */
+	/**
+	 * Stopped by the user: the partial answer stays, rendered, marked as stopped. It ends where
+	 * it rendered while streaming: a citation or emphasis cut off by Stop (`[[Meetings/2026-1`)
+	 * would show as raw syntax, and copy as a broken link.
+	 */
 	async stopped(): Promise<void> {
 		this.stopStreaming();
 		this.setStatus("");
 		await this.renderStream(true);
 		const footer = this.el.createDiv({ cls: "vault-agent-footer vault-agent-stopped" });
 		footer.createSpan({ text: "Stopped." });
-		this.addActions(footer, this.streamed, ["copy", "retry"]);
+		this.addActions(footer, renderablePrefix(this.streamed), ["copy", "retry"]);
 	}
 
 	private async showAnswer(
@@ -273,12 +277,13 @@ export class TurnView extends Component {
 	/**
 	 * Render the streamed text as markdown: where nothing loads (`renderSafe`), then swapped in whole,
 	 * so the visible answer never empties or shows half-rendered markdown. Renders run one at
-	 * a time; `complete` renders everything (a stopped answer), not just the stable prefix.
+	 * a time; only the prefix that renders as it will once complete is shown. `complete` is the
+	 * last render (a stopped answer), made after the stream has ended.
 	 */
 	private renderStream(complete = false): Promise<void> {
 		this.rendering = this.rendering.then(async () => {
 			if (this.finished && !complete) return;
-			const text = complete ? this.streamed : renderablePrefix(this.streamed);
+			const text = renderablePrefix(this.streamed);
 			const owner = new Component();
 			this.addChild(owner);
 			const rendered = await this.renderSafe(text, owner);

@@ -165,6 +165,24 @@ describe("the pane", () => {
 		expect((pane.querySelector("button.vault-agent-ask") as HTMLButtonElement).disabled).toBe(false);
 	});
 
+	it("stops mid-citation without leaving raw syntax to show or to copy", async () => {
+		const cut: AgentEvent[] = [{ event: "delta", text: "You last fed Gus on [[Daily/2026-1", turn: 1 }, done(ANSWER, SOURCES)];
+		const loaded = await loadPlugin(cut);
+		await loaded.plugin.openAskView(null);
+		const pane = loaded.app.sidebarEl;
+		const copied: string[] = [];
+		Object.defineProperty(navigator, "clipboard", { value: { writeText: async (text: string) => void copied.push(text) }, configurable: true });
+		loaded.client.between = (event) => {
+			if (event.event === "delta") click(pane.querySelector("button.vault-agent-stop")!);
+		};
+		await loaded.view().ask("q");
+		expect(pane.querySelector(".vault-agent-stopped")?.textContent).toContain("Stopped.");
+		expect(pane.querySelector(".vault-agent-answer")?.textContent?.trim()).toBe("You last fed Gus on");
+		click(pane.querySelector("button.vault-agent-copy")!);
+		await new Promise((resolve) => setTimeout(resolve, 0));
+		expect(copied).toEqual(["You last fed Gus on "]);
+	});
+
 	it("shows the run's error, and a notice when the sidecar is down or the token wrong", async () => {
 		const failing = await loadPlugin([{ event: "error", code: "model_unavailable", message: "Ollama is not running." }]);
 		await failing.plugin.openAskView(null);
