@@ -242,7 +242,7 @@ class _Candidate:
     keyed: bool = False
     """A property the question names ("who *directed*..." and ``director: ...``)."""
     unasked: bool = False
-    """A property neither the question nor its note's title is named by."""
+    """A property the question doesn't name, of a note it doesn't name either."""
     after: int = 0
     """How many units after the selection it comes, in the selection's note (0: not after)."""
 

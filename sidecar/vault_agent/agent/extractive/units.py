@@ -7,7 +7,9 @@ it really sits under. Links read as their text: a quote's links are the note's, 
 inline HTML reads as its text (`<code>` as code), comments are nobody's words, and a table row
 is its non-empty cells. A sentence that introduces what follows it ("use the addRibbonIcon()
 method:") keeps the code block or the first list items after it: quoted alone, it would stop
-where the answer starts.
+where the answer starts. A short line with no end punctuation right over a list ("Making and
+blind-baking the crust") is that list's label: a heading in all but markup, read with each
+item and never an answer itself.
 """
 
 from __future__ import annotations
