@@ -278,6 +278,14 @@ def test_a_short_line_over_a_list_labels_its_items() -> None:
         ("No list after this one", False, ""),
         ("Prose.", False, ""),
     ]
+    # Written without spaces, a label is short in characters: a long line is prose.
+    cjk = split_units("烤制挞皮\n\n1. 用叉子戳孔。\n\n" + "这" * 30 + "\n\n- 搅拌。", "")
+    assert [(u.label, u.under) for u in cjk] == [
+        (True, ""),
+        (False, "烤制挞皮"),
+        (False, ""),
+        (False, ""),
+    ]
 
 
 async def test_a_label_over_steps_never_answers_the_step_does(changelog: VaultIndex) -> None:

@@ -48,8 +48,9 @@ SHOWN_ITEMS = 5
 _TAGS_ONLY = re.compile(r"#[\w/-]+")
 _RULE = re.compile(r"^(?:-{3,}|\*{3,}|_{3,})$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
-#: A label is one line of at most this many words, ending in none of these.
+#: A label is one line of at most this many words (or CJK characters), ending in none of these.
 LABEL_WORDS = 12
+LABEL_WIDE_CHARS = 24
 _LABEL_ENDS = (".", "!", "?", ":", ";", ",", "…", "。", "！", "？", "：", "；")
 
 
@@ -118,7 +119,9 @@ def split_units(body: str, heading: str) -> list[Unit]:
             add(sentence)
         one_line = len(paragraph) == 1 and len(units) == count + 1
         text = units[-1].text if one_line else ""
-        short = len(text.split()) <= LABEL_WORDS and not text.endswith(_LABEL_ENDS)
+        wide = sum(1 for char in text if char >= "\u2e80")
+        short = len(text.split()) <= LABEL_WORDS and wide <= LABEL_WIDE_CHARS
+        short = short and not text.endswith(_LABEL_ENDS)
         may_label, label = (count if one_line and short else None), ""
         paragraph.clear()
 
