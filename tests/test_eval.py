@@ -267,6 +267,15 @@ def test_a_question_naming_a_note_is_not_low_confidence(agent_index: VaultIndex)
     assert not unnamed.confidence.names_note
 
 
+def test_a_one_word_alias_written_as_a_name_names_its_note(agent_index: VaultIndex) -> None:
+    # "Tomás" is an alias of People/Tomás Ferreira.md; vague words otherwise.
+    named = agent_index.searcher.retrieve("what does Tomás do for work")
+    assert named.passages[0].hit.file == "People/Tomás Ferreira.md"
+    assert named.confidence.names_note and not named.confidence.low
+    # One word that is no name ("work", a note's one-term title elsewhere) names nothing.
+    assert not agent_index.searcher.retrieve("what do I do for work").confidence.names_note
+
+
 def test_a_date_no_note_has_is_missing_and_one_a_note_has_is_not(agent_index: VaultIndex) -> None:
     retrieve = agent_index.searcher.retrieve
     missing = retrieve("What did I write in my daily note on 3 March 2021?").confidence

@@ -21,6 +21,7 @@ from typing import Any, Literal
 
 from vault_agent.index.embed.bm25 import Bm25Encoder
 from vault_agent.index.embed.minilm import Embedder, Vector
+from vault_agent.index.embed.names import names_in
 from vault_agent.index.embed.terms import term_id
 from vault_agent.index.search.confidence import (
     Confidence,
@@ -178,12 +179,10 @@ class Searcher:
         if ranked.foreign_language is None:
             unwritten = absent_words(query, ranked.absent_terms, self.sparse.analyzer)
         calibration = calibration_for(self.embedder.model_name, ranked.foreign_language is not None)
-        # A question naming a note found first ("Kevin Kelly's advice on tools") is about it,
-        # however far its wording is from the note's.
-        names_note = bool(query_terms) and any(
-            self.titles.boost(query_terms, passage.chunk) >= PHRASE_BOOST
-            for passage in passages[:NAMED_RANKS]
-        )
+        # A question naming a note found first ("Kevin Kelly's advice on tools", "what does
+        # Tomás do?") is about it, however far its wording is from the note's.
+        top = [passage.chunk for passage in passages[:NAMED_RANKS]]
+        names_note = bool(query_terms) and self._names_one_of(query, query_terms, top, ranked)
         # So does one naming the day of a note found first ("who did I meet on 12 September
         # 2023?"): a journal's day is in its name, not in the words of its text.
         days = QueryHints(dates=written.dates)
@@ -195,6 +194,20 @@ class Searcher:
             ranked.top_cosine, missing, calibration, names_note=names_note, absent_words=unwritten
         )
         return Retrieval(passages, confidence)
+
+    def _names_one_of(
+        self, query: str, query_terms: list[str], chunks: list[ChunkPayload], ranked: _Ranked
+    ) -> bool:
+        """True when `query` names the note of one of `chunks`: holds its title or an alias
+        of two terms or more, or writes a one-term one as a name ("Tomás", not "work")."""
+        if any(self.titles.boost(query_terms, chunk) >= PHRASE_BOOST for chunk in chunks):
+            return True
+        language = ranked.foreign_language or self.sparse.analyzer.language
+        analysed = (
+            self.sparse.analyzer.terms(name, query=True) for name in names_in(query, language)
+        )
+        one_word = {terms[0] for terms in analysed if len(terms) == 1}
+        return bool(one_word) and any(self.titles.named_as(one_word, chunk) for chunk in chunks)
 
     def _missing_dates(
         self, hints: QueryHints, search_filter: SearchFilter | None

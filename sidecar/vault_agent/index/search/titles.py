@@ -17,7 +17,7 @@ smaller boost. Measured in docs/retrieval.md (`eval --mode hybrid-no-titles`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from functools import lru_cache
 
 from vault_agent.index.embed.terms import Analyzer
@@ -47,6 +47,14 @@ class TitleMatcher:
             if terms and _contains(query_terms, terms):
                 best = max(best, PHRASE_BOOST if len(terms) > 1 else WORD_BOOST)
         return best
+
+    def named_as(self, names: Collection[str], payload: ChunkPayload) -> bool:
+        """True when one of `names` (a query's names, analysed) is the note's one-term title
+        or alias ("Tomás"): written as a name, one word says which note, as a phrase does."""
+        return any(
+            len(terms) == 1 and terms[0] in names
+            for terms in map(self._terms, (payload.title, *payload.aliases))
+        )
 
     def _analyse(self, name: str) -> tuple[str, ...]:
         return tuple(self._analyzer.terms(name, query=True))
