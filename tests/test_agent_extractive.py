@@ -23,7 +23,7 @@ from vault_agent.agent.extractive.answerer import answer_first
 from vault_agent.agent.extractive.compose import compose
 from vault_agent.agent.extractive.plan import SearchPlan, plan
 from vault_agent.agent.extractive.question_words import counted
-from vault_agent.agent.extractive.scoring import Quote
+from vault_agent.agent.extractive.scoring import Quote, holds_amount
 from vault_agent.agent.extractive.selection import Selected, units_after
 from vault_agent.agent.extractive.units import Unit, split_units
 from vault_agent.agent.prompts import ActiveNote
@@ -475,6 +475,21 @@ async def test_a_count_is_answered_only_by_a_number_of_what_it_counts(
     minutes = "How many minutes do I bake the apple pie crust?"
     done = done_of(await ask(changelog, ExtractiveAnswerer(), minutes))
     assert "Bake for 10 minutes" in done.answer.split("**More")[0], done.answer
+
+
+@pytest.mark.parametrize(
+    ("text", "amount"),
+    [
+        ("Up to 500 characters.", True),
+        ("Bake 1.5 hours at 180 C.", True),
+        ("Introduced in Tasks 7.20.0.", False),
+        ("Since v1.4, properties are typed.", False),
+        ("published: 2021-04-15", False),
+    ],
+)
+def test_a_date_or_a_release_is_no_amount(text: str, amount: bool) -> None:
+    # "What is the maximum number of presets?" is not answered by the release that added them.
+    assert holds_amount(text) is amount
 
 
 async def test_the_date_a_note_was_written_answers_no_other_when(changelog: VaultIndex) -> None:

@@ -70,6 +70,8 @@ _ISO_DATE = re.compile(r"\b(\d{4}-\d{2}-\d{2})\b")
 _DIGIT = re.compile(r"\d")
 _EXACT = re.compile(r"\d|\w[._]\w")
 _VERSION = re.compile(r"\bv?(\d+(?:\.\d+)+)\b", re.IGNORECASE)
+#: A release's number: three parts ("7.20.0"), or "v" and two or more ("v1.4").
+_RELEASE = re.compile(r"\bv\d+(?:\.\d+)+\b|\b\d+\.\d+\.\d+\b", re.IGNORECASE)
 _TIME = re.compile(r"\b(?:1[89]|20)\d\d\b|\bv?\d+\.\d+\b", re.IGNORECASE)
 
 
@@ -269,9 +271,9 @@ def _fits(plan: SearchPlan, text: str, placed: bool = False) -> bool:
 
 
 def holds_amount(text: str) -> bool:
-    """True when `text` writes a number other than a calendar date: "published: 2021-04-15"
-    says when, not how much."""
-    return bool(_DIGIT.search(_ISO_DATE.sub(" ", text)))
+    """True when `text` writes a number other than a calendar date or a release: "published:
+    2021-04-15" says when, "introduced in Tasks 7.20.0" in which version, neither how much."""
+    return bool(_DIGIT.search(_RELEASE.sub(" ", _ISO_DATE.sub(" ", text))))
 
 
 def _asked_for(unit: Unit, plan: SearchPlan, of_named_note: bool) -> bool:
