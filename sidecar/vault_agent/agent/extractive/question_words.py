@@ -1,7 +1,8 @@
 """The words that say what kind of answer a question wants, per language.
 
 Five kinds: the newest or the oldest dated note ("when did I *last*..."), an amount ("*how
-many*..."), a time or a release ("*when*...", "*in which version*..."), and steps ("*how do I*...").
+many*...", "*is there a limit*..."), a time or a release ("*when*...", "*in which
+version*..."), and steps ("*how do I*...").
 A table per language (the languages the multilingual encoder reads); each entry is a regular
 expression matched case-insensitively, as whole words for the languages written with
 spaces, anywhere for Chinese, Japanese and Korean.
@@ -45,19 +46,21 @@ OLDEST = {
 QUANTITY = {
     "en": r"how (?:much|many|long|often|hot|cold|big|large|far|old|early|late|fast)|"
     r"what(?:'s| is)? the (?:biggest|largest|maximum|max|minimum|min|smallest|size|limit|"
-    r"price|cost|temperature)",
-    "de": r"wie (?:viel|viele|lange|oft|gro(?:ß|ss)|hei(?:ß|ss))",
-    "fr": r"combien",
-    "es": r"cu[aá]nt[oa]s?",
-    "it": r"quant[oaie]|quanto tempo",
-    "pt": r"quant[oa]s?|quanto tempo",
-    "nl": r"hoeveel|hoe (?:lang|vaak|groot)",
+    r"price|cost|temperature)|is there (?:a|an|any) (?:upper |lower |size )?(?:maximum|max|"
+    r"minimum|min|limit|cap)",
+    "de": r"wie (?:viel|viele|lange|oft|gro(?:ß|ss)|hei(?:ß|ss))|gibt es (?:ein|eine) "
+    r"(?:limit|maximum|obergrenze|begrenzung|höchst\w*)",
+    "fr": r"combien|(?:y a-t-il|existe-t-il) une (?:limite|taille maximale|nombre maximal)",
+    "es": r"cu[aá]nt[oa]s?|hay (?:un|alg[uú]n) (?:l[ií]mite|m[aá]ximo)",
+    "it": r"quant[oaie]|quanto tempo|c'è un (?:limite|massimo)",
+    "pt": r"quant[oa]s?|quanto tempo|(?:há|existe) (?:um|algum) (?:limite|máximo)",
+    "nl": r"hoeveel|hoe (?:lang|vaak|groot)|is er een (?:limiet|maximum)",
     # "ile" alone would also read Turkish "ile" (with, and).
     "pl": r"ile (?:kosztuje|kosztował\w*|czasu|razy|trwa|jest|ma|wynosi|waży)|"
     r"jak (?:długo|często|duż\w*)",
     "tr": r"kaç|ne kadar",
-    "ru": r"сколько",
-    _UNSPACED: r"多少|多久|多长|几|どのくらい|何[個回分時日]|いくら|얼마나|몇",
+    "ru": r"сколько|есть ли (?:ограничение|лимит|максимум)",
+    _UNSPACED: r"多少|多久|多长|几|どのくらい|何[個回分時日]|いくら|얼마나|몇|上限|최대",
 }
 #: "How many *pages*...": what is counted follows, as the next word or two ("how many
 #: community plugins"). Spaced languages only: elsewhere the counted thing is not a word apart.
