@@ -211,6 +211,10 @@ def test_a_short_lead_in_starts_the_chunk_of_what_it_introduces() -> None:
     assert chunks[0].body.startswith("Making the dough\n\n0. Step 0:")
     # A finished sentence is no lead-in: it is not pulled into the next paragraph's lines.
     assert any(chunk.body.endswith("The loaf is done.") for chunk in chunks)
+    # Before one long paragraph of prose, too: the label starts its first window.
+    prose = " ".join(f"Sentence {n} says something about the dough." for n in range(60))
+    pieces = split_text(f"Making the dough\n\n{prose}", 300)
+    assert pieces[0].startswith("Making the dough\n\nSentence 0 says")
 
 
 def test_only_a_word_longer_than_max_chars_is_cut_mid_word() -> None:

@@ -35,7 +35,7 @@ from vault_agent.vault.reading_text import reading_text
 
 HEADING_SEPARATOR = " > "
 #: Bump when what a chunk embeds changes: stored chunks record it, and another one is redone.
-CHUNKS_VERSION = 5
+CHUNKS_VERSION = 6
 #: Markdown longer than this many characters per unit of the chunk size (more than any script
 #: averages per token) is split without measuring it whole.
 _TOO_LONG_FACTOR = 16
@@ -317,8 +317,9 @@ def _split(text: str, max_size: int, level: int, measure: Callable[[str], int]) 
     if len(pieces) == 1:
         return _split(text, max_size, level + 1, measure)
     out: list[str] = []
-    # A paragraph may lead in to the next one; a line or a sentence is cut where it must.
-    for packed in _pack(pieces, max_size, measure, lead_ins=level == 0):
+    # A paragraph or a line may lead in to what follows (a label split from a long paragraph
+    # is cut from it again at lines); sentences and words are cut where they must be.
+    for packed in _pack(pieces, max_size, measure, lead_ins=level <= 1):
         out.extend(_split(packed, max_size, level + 1, measure))
     return out
 
