@@ -53,10 +53,16 @@ _BOUNDARIES = (
 _SENTENCE_DONE = re.compile(r"[.!?…。！？][\"')\]」』）]*\s*$")
 
 
+def wide_chars(text: str) -> int:
+    """How many of `text`'s characters are CJK (or later in Unicode): scripts written without
+    spaces, where a character says about as much as a word."""
+    return sum(1 for char in text if char >= "\u2e80")
+
+
 def approximate_tokens(text: str) -> int:
     """A stand-in for a word-piece count where no tokenizer is at hand: about four characters
     a token for alphabetic scripts, one a token for CJK, plus the two special tokens."""
-    wide = sum(1 for char in text if char >= "\u2e80")
+    wide = wide_chars(text)
     return 2 + math.ceil((len(text) - wide) / 4) + wide
 
 

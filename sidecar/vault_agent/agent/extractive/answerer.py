@@ -26,6 +26,7 @@ from vault_agent.agent.tools import EARLIEST_DAY
 from vault_agent.index.search.hits import SearchHit
 from vault_agent.index.search.searcher import Passage
 from vault_agent.index.store.protocol import SearchFilter
+from vault_agent.vault.chunker import wide_chars
 
 #: Passages searched (chunks, several per note allowed).
 PASSAGES = 12
@@ -265,8 +266,7 @@ def _says_something(unit: Unit) -> bool:
     if unit.label:
         return False
     text = unit.text
-    wide = sum(1 for char in text if char >= "\u2e80")
-    return len(text.split()) >= ANSWER_WORDS or wide >= ANSWER_WIDE_CHARS
+    return len(text.split()) >= ANSWER_WORDS or wide_chars(text) >= ANSWER_WIDE_CHARS
 
 
 def _closest_notes(hits: Sequence[SearchHit]) -> list[NoteRef]:

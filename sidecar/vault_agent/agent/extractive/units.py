@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from vault_agent.vault.chunker import HEADING_SEPARATOR
+from vault_agent.vault.chunker import HEADING_SEPARATOR, wide_chars
 
 _HEADING_LINE = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)|(?<=[。！？])\s*(?=\S)")
@@ -119,8 +119,7 @@ def split_units(body: str, heading: str) -> list[Unit]:
             add(sentence)
         one_line = len(paragraph) == 1 and len(units) == count + 1
         text = units[-1].text if one_line else ""
-        wide = sum(1 for char in text if char >= "\u2e80")
-        short = len(text.split()) <= LABEL_WORDS and wide <= LABEL_WIDE_CHARS
+        short = len(text.split()) <= LABEL_WORDS and wide_chars(text) <= LABEL_WIDE_CHARS
         short = short and not text.endswith(_LABEL_ENDS)
         may_label, label = (count if one_line and short else None), ""
         paragraph.clear()
