@@ -182,7 +182,9 @@ class Searcher:
         # A question naming a note found first ("Kevin Kelly's advice on tools", "what does
         # Tomás do?") is about it, however far its wording is from the note's.
         top = [passage.chunk for passage in passages[:NAMED_RANKS]]
-        names_note = bool(query_terms) and self._names_one_of(query, query_terms, top, ranked)
+        names_note = bool(query_terms) and self._names_one_of(
+            query, query_terms, top, ranked.foreign_language
+        )
         # So does one naming the day of a note found first ("who did I meet on 12 September
         # 2023?"): a journal's day is in its name, not in the words of its text.
         days = QueryHints(dates=written.dates)
@@ -196,16 +198,15 @@ class Searcher:
         return Retrieval(passages, confidence)
 
     def _names_one_of(
-        self, query: str, query_terms: list[str], chunks: list[ChunkPayload], ranked: _Ranked
+        self, query: str, query_terms: list[str], chunks: list[ChunkPayload], language: str | None
     ) -> bool:
-        """True when `query` names the note of one of `chunks`: holds its title or an alias
-        of two terms or more, or writes a one-term one as a name ("Tomás", not "work")."""
+        """True when `query` (written in `language`, default the notes') names the note of one
+        of `chunks`: holds its title or an alias of two terms or more, or writes a one-term one
+        as a name ("Tomás", not "work")."""
         if any(self.titles.boost(query_terms, chunk) >= PHRASE_BOOST for chunk in chunks):
             return True
-        language = ranked.foreign_language or self.sparse.analyzer.language
-        analysed = (
-            self.sparse.analyzer.terms(name, query=True) for name in names_in(query, language)
-        )
+        written = names_in(query, language or self.sparse.analyzer.language)
+        analysed = (self.sparse.analyzer.terms(name, query=True) for name in written)
         one_word = {terms[0] for terms in analysed if len(terms) == 1}
         return bool(one_word) and any(self.titles.named_as(one_word, chunk) for chunk in chunks)
 
