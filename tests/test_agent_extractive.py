@@ -644,6 +644,12 @@ def test_a_question_asks_when_only_with_when_before_a_verb(question: str, when: 
         ("Gibt es eine Obergrenze für Anhänge?", "quantity"),
         ("Y a-t-il une limite de taille pour les fichiers ?", "quantity"),
         ("ファイルサイズの上限はありますか？", "quantity"),
+        # An amount asked after the words asking a way or a place is a clause of the question:
+        # it asks for the way or the place, which holds no number.
+        ("How can I check how long the app takes to start?", "how_to"),
+        ("Where in settings can I see how much space my vault uses?", None),
+        ("Wo sehe ich, wie lange der Start gedauert hat?", None),
+        ("When I buy something big, how much should I spend on upkeep?", "quantity"),
         ("Is there a way to export a canvas?", None),
         ("Come posso esportare una nota in PDF?", "how_to"),
         ("Hoe kan ik een notitie exporteren?", "how_to"),

@@ -18,6 +18,7 @@ from vault_agent.agent.extractive.question_words import (
     OLDEST,
     QUANTITY,
     WHEN,
+    WHERE,
     compiled,
     counted,
 )
@@ -36,6 +37,7 @@ _OLDEST = compiled(OLDEST)
 _QUANTITY = compiled(QUANTITY)
 _WHEN = compiled(WHEN)
 _HOW_TO = compiled(HOW_TO)
+_WHERE = compiled(WHERE)
 
 
 @dataclass(frozen=True)
@@ -91,13 +93,14 @@ def plan(request: AgentRequest, active_file: str, analyzer: Analyzer) -> SearchP
         parts.insert(0, earlier)
     near = {active_file} if active_file else set()
     near |= {neighbour.path for neighbour in request.neighbourhood}
+    amount = asks_amount(question)
     return SearchPlan(
         question=question,
         query=" ".join(parts),
         earlier=earlier,
         order=date_order(question),
-        quantity=bool(_QUANTITY.search(question)),
-        counted=counted(question),
+        quantity=amount,
+        counted=counted(question) if amount else (),
         when=bool(_WHEN.search(question)),
         how_to=bool(_HOW_TO.search(question)),
         active_file=active_file,
@@ -105,6 +108,17 @@ def plan(request: AgentRequest, active_file: str, analyzer: Analyzer) -> SearchP
         selection=selection,
         subject_links=() if selection or not earlier else _cited_before(request),
     )
+
+
+def asks_amount(question: str) -> bool:
+    """True when the question asks for an amount ("how long does a sync take?"), not for a
+    way or a place to find one out ("how can I check how long...", "where can I see how
+    long..."): the amount it names then comes after the words asking for steps or a place."""
+    amount = _QUANTITY.search(question)
+    if amount is None:
+        return False
+    before = question[: amount.start()]
+    return not (_HOW_TO.search(before) or _WHERE.search(before))
 
 
 def date_order(question: str) -> DateOrder:

@@ -90,6 +90,21 @@ WHEN = {
     "ru": r"когда|с какой версии|в какой версии",
     _UNSPACED: r"什么时候|何时|哪个版本|哪一版|いつ|どのバージョン|언제|어느 버전",
 }
+#: "Where...?" asks for a place: an amount asked after it is a clause of it ("where can I see
+#: how long the app took to load?").
+WHERE = {
+    "en": r"where",
+    "de": r"wo|wohin",
+    "fr": r"où",
+    "es": r"d[oó]nde",
+    "it": r"dove",
+    "pt": r"onde",
+    "nl": r"waar",
+    "pl": r"gdzie",
+    "tr": r"nerede|nereye",
+    "ru": r"где|куда",
+    _UNSPACED: r"哪里|哪裡|在哪|どこ|어디",
+}
 HOW_TO = {
     "en": r"how (?:do|can|could|should|would) (?:i|you|we)|how to|what'?s the way to",
     "de": r"wie (?:kann|mache|muss|soll|richte|füge|erstelle)",
