@@ -616,6 +616,11 @@ def _free_port() -> int:
         ("When's the garden committee meeting?", True),
         ("The Canvas board was released when?", True),
         ("In which release did Bases show up?", True),
+        # What was released may come between: "which *Tasks* release", "which *mobile app*
+        # version"; a verb may not ("what did version 1.13.0 change?" names the version).
+        ("Which Tasks release introduced presets?", True),
+        ("In which mobile app version did Canvas arrive?", True),
+        ("What did version 1.13.0 change about URIs?", False),
         ("Seit wann gibt es Lesezeichen?", True),
         ("什么时候添加了书签?", True),
         # "when" before its subject sets a condition: the question asks something else.

@@ -7,6 +7,9 @@ A table per language (the languages the multilingual encoder reads); each entry 
 expression matched case-insensitively, as whole words for the languages written with
 spaces, anywhere for Chinese, Japanese and Korean.
 
+"Which release" may name what was released ("which *Tasks* release", "in which *mobile app*
+version"): up to two words come between.
+
 English "when" asks only before a verb ("when did...", "...released when?"): before its
 subject it sets a condition ("when I use Dataview, does it...?", "what happens when...").
 """
@@ -76,9 +79,9 @@ COUNTED = {
 }
 WHEN = {
     "en": r"when(?:'s|'d|\s+(?:did|do|does|was|were|is|are|will|would|can|could|should|has|"
-    r"have|had|might|must)\b|\s*[?.!]|\s*$)|since (?:when|which)|(?:what|which) (?:years?|"
-    r"dates?|days?|versions?|releases?|updates?)|in (?:which|what) (?:year|version|release|"
-    r"update)",
+    r"have|had|might|must)\b|\s*[?.!]|\s*$)|since (?:when|which)|(?:in )?(?:what|which) "
+    r"(?:(?!(?:is|was|were|are|do|did|does|has|have|had|can|could|will|would)\b)[\w.-]+ ){0,2}"
+    r"(?:years?|dates?|days?|versions?|releases?|updates?)",
     "de": r"wann|seit wann|welche[rmns]? version",
     "fr": r"quand|depuis quand|quelle version",
     "es": r"cu[aá]ndo|desde cu[aá]ndo|qu[eé] versi[oó]n",
