@@ -1,22 +1,25 @@
 """Every unit of the passages found, scored against the question.
 
 A unit (`units.py`) is read with its note's title and heading and compared with the question by
-the embedder's cosine; shared terms, the passage's rank, the note's rank, the open note, the
-notes the last answer cited and what the question asks for (a number, a date, a named
-property, code for a how-to) add to that. The best 24 units by their words alone are the ones
-embedded: embedding every unit of every passage would cost more than it changes.
+the embedder's cosine (and a second model's: `second_reader.py`); shared terms, the passage's
+rank, the note's rank, the open note, the notes the last answer cited and what the question
+asks for (a number, a date, a named property, code for a how-to) add to that. The best 24 units
+by their words alone are the ones embedded: embedding every unit of every passage would cost
+more than it changes.
 """
 
 from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import numpy as np
 
 from vault_agent.agent.citations.links import NoteRef, cite, note_title
 from vault_agent.agent.extractive.plan import SearchPlan
+from vault_agent.agent.extractive.second_reader import blended, second_reader
 from vault_agent.agent.extractive.selection import (
     Selected,
     after_bonus,
@@ -25,6 +28,7 @@ from vault_agent.agent.extractive.selection import (
 )
 from vault_agent.agent.extractive.units import Unit, property_units, split_units
 from vault_agent.agent.reader import ToolsContext
+from vault_agent.index.embed.minilm import Embedder, Vector
 from vault_agent.index.embed.names import names_in
 from vault_agent.index.embed.terms import Analyzer
 from vault_agent.index.search.hits import SearchHit
@@ -185,21 +189,20 @@ def scored(
     candidates = candidates[:SCORED_UNITS]
     if not candidates:
         return []
-    embedder = context.searcher.embedder
     # Judged on the question alone and with its selection or earlier question, the closer
     # counting; in a note the last answer cited, on the question about that note (its title).
-    questions = dict.fromkeys((plan.question, plan.query))
-    asked = [context.searcher.query_vector(text) for text in questions]
-    about = {file: embedder.embed_query(f"{note_title(file)}: {plan.question}") for file in subject}
-    # A unit is read with its note's title and heading: "It takes a week" needs both.
-    vectors = embedder.embed_documents([candidate.read_as for candidate in candidates])
+    # The question's vectors were made for the search already.
+    questions = list(dict.fromkeys((plan.question, plan.query)))
+    about = {file: f"{note_title(file)}: {plan.question}" for file in subject}
+    embedder = context.searcher.embedder
+    closeness = _cosines(embedder, context.searcher.query_vector, questions, about, candidates)
+    second = second_reader(embedder)
+    if second is not None:
+        also = _cosines(second, second.embed_query, questions, about, candidates)
+        closeness = [blended(first, other) for first, other in zip(closeness, also, strict=True)]
     quotes = []
-    for candidate, vector in zip(candidates, vectors, strict=True):
+    for candidate, score in zip(candidates, closeness, strict=True):
         unit, passage = candidate.unit, candidate.passage
-        # In a note the last answer cited, the question about that note picks the sentence:
-        # the earlier question found the note, and would pick what it asked ("who owns it?").
-        judged = [about[passage.hit.file]] if passage.hit.file in about else asked
-        score = max(float(np.dot(question, vector)) for question in judged)
         score += LEXICAL_WEIGHT * candidate.lexical - NAME_MISSING * (1 - candidate.named)
         if plan.active_file and passage.hit.file == plan.active_file:
             score += ACTIVE_BONUS
@@ -225,6 +228,28 @@ def scored(
         chunk_index = passage.hit.chunk_index
         quotes.append(Quote(unit, ref, date, score, version, fits, chunk_index))
     return sorted(quotes, key=lambda quote: -quote.score)
+
+
+def _cosines(
+    reader: Embedder,
+    embed_query: Callable[[str], Vector],
+    questions: list[str],
+    about: dict[str, str],
+    candidates: list[_Candidate],
+) -> list[float]:
+    """How close `reader` reads each candidate to the questions (the closest counting), or in
+    a note of `about` to the question about that note: the earlier question found the note,
+    and would pick what it asked ("who owns it?")."""
+    asked = [embed_query(text) for text in questions]
+    about_vectors = {file: reader.embed_query(text) for file, text in about.items()}
+    # A unit is read with its note's title and heading: "It takes a week" needs both.
+    vectors = reader.embed_documents([candidate.read_as for candidate in candidates])
+    cosines = []
+    for candidate, vector in zip(candidates, vectors, strict=True):
+        file = candidate.passage.hit.file
+        judged = [about_vectors[file]] if file in about_vectors else asked
+        cosines.append(max(float(np.dot(question, vector)) for question in judged))
+    return cosines
 
 
 @dataclass(frozen=True)
