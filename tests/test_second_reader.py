@@ -105,3 +105,20 @@ def test_the_second_reader_is_mapped_onto_the_first_readers_scale() -> None:
     # USE's typical cosine (its mean over the answer sets' units) reads as MiniLM's typical one.
     assert blended(0.425, 0.309) == pytest.approx(0.425, abs=0.01)
     assert blended(0.8, 0.8) > blended(0.8, 0.3)
+
+
+async def test_answers_go_on_with_one_reader_when_the_second_cannot_load(
+    vaults: dict[str, tuple[VaultIndex, ToolsContext]],
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    def broken(self: UseEmbedder) -> None:
+        raise OSError("weights.npz: No such file or directory")
+
+    monkeypatch.setattr(module, "_reader", [])  # as in a process that never loaded it
+    monkeypatch.setattr(UseEmbedder, "load", broken)
+    question = next(iter(CASES))
+    answer = await _answer(vaults[question], question)
+    assert "could not load (weights.npz" in caplog.text
+    assert "considered between low and medium priority" in answer  # quoted, by MiniLM alone
+    assert module._reader == [None]  # not tried again on every question

@@ -18,10 +18,13 @@ a served model nobody measured it beside.
 
 from __future__ import annotations
 
+import logging
 import threading
 
 from vault_agent.index.embed.minilm import MODEL_NAMES as MINILM_NAMES
 from vault_agent.index.embed.minilm import Embedder
+
+log = logging.getLogger(__name__)
 
 #: The second reader's share of a sentence's closeness to the question.
 WEIGHT = 0.3
@@ -31,20 +34,32 @@ SCALE = 1.18
 SHIFT = 0.06
 
 _lock = threading.Lock()
-_reader: list[Embedder] = []
+#: The second reader once loaded, or None once it failed to load (not tried again).
+_reader: list[Embedder | None] = []
 
 
 def second_reader(first: Embedder) -> Embedder | None:
     """The model that reads sentences beside `first`, loaded once per process; None when
-    `first` is not MiniLM."""
+    `first` is not MiniLM, or when the second model can't be loaded (answers are then scored
+    by the first alone, as before there was a second)."""
     if first.model_name not in MINILM_NAMES.values():
         return None
     with _lock:  # two first questions at once load it once
         if not _reader:
-            from vault_agent.index.embed.use import UseEmbedder  # loads only when needed
-
-            _reader.append(UseEmbedder())
+            _reader.append(_load())
         return _reader[0]
+
+
+def _load() -> Embedder | None:
+    try:
+        from vault_agent.index.embed.use import UseEmbedder  # loads only when needed
+
+        reader = UseEmbedder()
+        reader.load()
+    except (ImportError, OSError, ValueError) as error:
+        log.warning("answers are scored by one model: the second could not load (%s)", error)
+        return None
+    return reader
 
 
 def blended(first: float, second: float) -> float:

