@@ -17,6 +17,7 @@ from conftest import EXAMPLE_VAULT, shared_data
 from vault_agent.config import Settings
 from vault_agent.index.embed.choose import choose, detect, text_models
 from vault_agent.index.embed.use import UseEmbedder
+from vault_agent.index.search.confidence import USE
 from vault_agent.index.store.edge import EdgeStore
 from vault_agent.index.store.errors import StoreError
 from vault_agent.index.store.open import open_store
@@ -151,6 +152,31 @@ def test_a_german_vault_answers_an_english_question(german_vault: Path, tmp_path
         # The German words themselves are found by keyword search too (stemmed: Guthabens).
         keyword = index.searcher.search("Guthabens weiterverschenken", limit=3, mode="sparse")
         assert keyword[0].file == GERMAN_NOTES[0]
+
+
+def test_a_question_asked_as_people_ask_it_is_not_flagged_low(tmp_path: Path) -> None:
+    # A Spanish question in its own words, about a note the vault has: USE's top cosine is
+    # 0.34, under the 0.35 that flagged it "probably not in your notes" before.
+    source = shared_data("vaults", "obsidian-help-es")
+    notes = ["Enlazar notas y archivos/Alias.md", "Complementos/Marcadores.md"]
+    notes += ["Primeros pasos/Crea tu primera nota.md", "Edición y formato/Propiedades.md"]
+    for note in notes:
+        (tmp_path / "vault" / note).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source / note, tmp_path / "vault" / note)
+    settings = Settings(
+        vault=tmp_path / "vault",
+        data_dir=tmp_path / "data",
+        index={"embedding": "multilingual", "language": "es"},
+    )
+    with VaultIndex(settings) as index:
+        index.indexer.sync()
+        found = index.searcher.retrieve(
+            "¿De qué forma hay que escribir los alias en el frontmatter?"
+        )
+    assert found.passages[0].hit.file == notes[0]
+    assert found.confidence.calibration == USE  # asked in the notes' language
+    assert 0.30 < found.confidence.top_cosine < 0.35
+    assert not found.confidence.low
 
 
 def test_changing_the_model_rebuilds_the_index_once(german_vault: Path, tmp_path: Path) -> None:
