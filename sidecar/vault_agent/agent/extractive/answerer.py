@@ -100,14 +100,15 @@ def answer(plan: SearchPlan, context: ToolsContext) -> Answer:
     # reach the answer floor.
     if all(search.confidence.low for search in searches) and not (plan.pointed or subject):
         return Answer(absent(closest), closest, plan.query, len(passages))
-    quotes = scored(plan, passages, context, subject)
-    kept = _relevant(quotes)
-    # How close a sentence must come to answer, on the embedding model's own scale.
+    # How close a sentence must come to answer, and how much shared words weigh, on the
+    # embedding model's own scale.
     calibration = found.confidence.calibration
+    quotes = scored(plan, passages, context, subject, calibration.lexical_weight)
+    kept = _relevant(quotes)
     # A question naming a note points at it, as an open note does: its nearest sentences are
     # shown (said to be the nearest), not withheld.
     pointed = plan.pointed or found.confidence.names_note
-    if not kept or (kept[0].score < calibration.sentence_floor and not pointed):
+    if not kept or (kept[0].closeness < calibration.sentence_floor and not pointed):
         return Answer(absent(closest), closest, plan.query, len(passages))
     if plan.quantity and not plan.pointed and not any(holds_amount(q.unit.text) for q in kept):
         # Asked for an amount, and no passage that bears on it holds a number.
@@ -121,7 +122,7 @@ def answer(plan: SearchPlan, context: ToolsContext) -> Answer:
     # the floor (shown only because the question names the note), or below a surer score.
     # A last/first question's wording ("the most recent release...") keeps its cosines low;
     # what answers it is the newest (oldest) note that bears on it, found by date.
-    best = kept[0].score
+    best = kept[0].closeness
     unsure = not plan.pointed and (
         best < calibration.sentence_floor
         or (best < calibration.sentence_sure and plan.order is None)

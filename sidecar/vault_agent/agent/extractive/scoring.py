@@ -46,8 +46,6 @@ ACTIVE_BONUS = 0.05
 SUBJECT_BONUS = 0.15
 #: A unit sharing this much of its words with the selection is the selection itself.
 SHOWN_SHARE = 0.8
-#: The weight of shared terms (per term, over the square root of the question's terms).
-LEXICAL_WEIGHT = 0.05
 #: Taken from a quote whose note, heading and text hold none of the question's names.
 NAME_MISSING = 0.1
 #: Added to a quote holding a number, when the question asks for an amount.
@@ -93,6 +91,9 @@ class Quote:
     """It holds what the question asks for: a number for an amount, a date for a time."""
     chunk: int = 0
     """The chunk of its note it was found in (with `unit.position`, its place in the note)."""
+    closeness: float = 0.0
+    """Its score without what shared words add: what the answer's floors are measured
+    against."""
 
     @property
     def link(self) -> str:
@@ -106,10 +107,15 @@ class Quote:
 
 
 def scored(
-    plan: SearchPlan, passages: list[Passage], context: ToolsContext, subject: set[str]
+    plan: SearchPlan,
+    passages: list[Passage],
+    context: ToolsContext,
+    subject: set[str],
+    lexical_weight: float,
 ) -> list[Quote]:
     """Every unit of `passages`, best first, the promising ones scored by meaning too
-    (`subject`: the notes the last answer cited)."""
+    (`subject`: the notes the last answer cited; `lexical_weight`: what each shared word adds,
+    on the embedding model's scale)."""
     analyzer: Analyzer = context.searcher.sparse.analyzer
     wanted = set(analyzer.subject_terms(" ".join(plan.queries), query=True))
     asked_terms = analyzer.terms(plan.question, query=True)
@@ -195,15 +201,15 @@ def scored(
     questions = list(dict.fromkeys((plan.question, plan.query)))
     about = {file: f"{note_title(file)}: {plan.question}" for file in subject}
     embedder = context.searcher.embedder
-    closeness = _cosines(embedder, context.searcher.query_vector, questions, about, candidates)
+    cosines = _cosines(embedder, context.searcher.query_vector, questions, about, candidates)
     second = second_reader(embedder)
     if second is not None:
         also = _cosines(second, second.embed_query, questions, about, candidates)
-        closeness = [blended(first, other) for first, other in zip(closeness, also, strict=True)]
+        cosines = [blended(first, other) for first, other in zip(cosines, also, strict=True)]
     quotes = []
-    for candidate, score in zip(candidates, closeness, strict=True):
+    for candidate, cosine in zip(candidates, cosines, strict=True):
         unit, passage = candidate.unit, candidate.passage
-        score += LEXICAL_WEIGHT * candidate.lexical - NAME_MISSING * (1 - candidate.named)
+        score = cosine + lexical_weight * candidate.lexical - NAME_MISSING * (1 - candidate.named)
         if plan.active_file and passage.hit.file == plan.active_file:
             score += ACTIVE_BONUS
         if passage.hit.file in subject:
@@ -226,7 +232,10 @@ def scored(
             score += NOTE_RANK_WEIGHT / (1 + candidate.note_rank)
         ref = _ref(passage, unit)
         chunk_index = passage.hit.chunk_index
-        quotes.append(Quote(unit, ref, date, score, version, fits, chunk_index))
+        # The answer's floors are set on the score without the shared words, whose weight
+        # differs by model: a model that weighs them more should not pass more sentences.
+        closeness = score - lexical_weight * candidate.lexical
+        quotes.append(Quote(unit, ref, date, score, version, fits, chunk_index, closeness))
     return sorted(quotes, key=lambda quote: -quote.score)
 
 
