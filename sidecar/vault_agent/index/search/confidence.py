@@ -89,7 +89,9 @@ USE = Calibration(
     lexical_weight=0.2,
 )
 #: USE, a question in another language than the notes: 23 of 437 answerable flagged, 12 of 40
-#: unanswerable (at 0.40 / 0.70: 120 of 437, 25 of 40).
+#: unanswerable (at 0.40 / 0.70: 120 of 437, 25 of 40). Its sentence floors moved as USE's did;
+#: shared words weigh as for USE (the same model's scale; answers across languages have no
+#: answer set to measure them on).
 USE_ACROSS_LANGUAGES = Calibration(
     low=0.28, named=0.50, sentence_floor=0.38, sentence_sure=0.48, lexical_weight=0.2
 )
