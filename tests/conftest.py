@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import pytest
@@ -30,6 +30,15 @@ def shared_data(*parts: str) -> Path:
     if not path.exists():
         pytest.skip(f"shared test data not found at {path}")
     return path
+
+
+def shared_notes(vault: str, notes: Iterable[str], target: Path) -> Path:
+    """A vault at `target` holding `notes` (paths in the vault) of the shared vault `vault`."""
+    source = shared_data("vaults", vault)
+    for note in notes:
+        (target / note).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source / note, target / note)
+    return target
 
 
 @pytest.fixture(scope="session")

@@ -5,7 +5,6 @@ vaults in ../shared/data, the real USE model and real Qdrant engines."""
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,7 +12,7 @@ import numpy as np
 import pytest
 from qdrant_client import QdrantClient, models
 
-from conftest import EXAMPLE_VAULT, shared_data
+from conftest import EXAMPLE_VAULT, shared_data, shared_notes
 from vault_agent.config import Settings
 from vault_agent.index.embed.choose import choose, detect, text_models
 from vault_agent.index.embed.use import UseEmbedder
@@ -46,12 +45,8 @@ def _german_vault(root: Path, extra: int = 12) -> Path:
     others = sorted(
         p for p in source.rglob("*.md") if str(p.relative_to(source)) not in GERMAN_NOTES
     )
-    chosen = [source / name for name in GERMAN_NOTES] + others[:extra]
-    for path in chosen:
-        target = root / path.relative_to(source)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(path, target)
-    return root
+    chosen = [*GERMAN_NOTES, *(str(p.relative_to(source)) for p in others[:extra])]
+    return shared_notes("obsidian-help-de", chosen, root)
 
 
 @pytest.fixture
@@ -157,14 +152,10 @@ def test_a_german_vault_answers_an_english_question(german_vault: Path, tmp_path
 def test_a_question_asked_as_people_ask_it_is_not_flagged_low(tmp_path: Path) -> None:
     # A Spanish question in its own words, about a note the vault has: USE's top cosine is
     # 0.34, under the 0.35 that flagged it "probably not in your notes" before.
-    source = shared_data("vaults", "obsidian-help-es")
     notes = ["Enlazar notas y archivos/Alias.md", "Complementos/Marcadores.md"]
     notes += ["Primeros pasos/Crea tu primera nota.md", "Edición y formato/Propiedades.md"]
-    for note in notes:
-        (tmp_path / "vault" / note).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(source / note, tmp_path / "vault" / note)
     settings = Settings(
-        vault=tmp_path / "vault",
+        vault=shared_notes("obsidian-help-es", notes, tmp_path / "vault"),
         data_dir=tmp_path / "data",
         index={"embedding": "multilingual", "language": "es"},
     )

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 from dataclasses import replace
 from datetime import date
 from pathlib import Path
@@ -10,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from agent_helpers import ask, done_of
-from conftest import shared_data
+from conftest import shared_notes
 from vault_agent.agent.extractive import ExtractiveAnswerer
 from vault_agent.agent.reader import ToolsContext
 from vault_agent.config import Settings
@@ -41,12 +40,8 @@ CASES = [
 
 
 async def _answer(tmp_path: Path, language: str, notes: list[str], question: str) -> str:
-    source = shared_data("vaults", f"obsidian-help-{language}")
-    for note in notes:
-        (tmp_path / "vault" / note).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(source / note, tmp_path / "vault" / note)
     settings = Settings(
-        vault=tmp_path / "vault",
+        vault=shared_notes(f"obsidian-help-{language}", notes, tmp_path / "vault"),
         data_dir=tmp_path / "data",
         index={"embedding": "multilingual", "language": language},
     )

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
 from datetime import date
 
 import pytest
 
 from agent_helpers import ask, done_of
-from conftest import shared_data
+from conftest import shared_notes
 from vault_agent.agent.extractive import ExtractiveAnswerer
 from vault_agent.agent.extractive import second_reader as module
 from vault_agent.agent.extractive.second_reader import blended, second_reader
@@ -47,12 +46,10 @@ def vaults(
     opened: dict[str, tuple[VaultIndex, ToolsContext]] = {}
     indexes = []
     for question, (vault, notes, _) in CASES.items():
-        source = shared_data("vaults", vault)
         root = tmp_path_factory.mktemp(vault)
-        for note in notes:
-            (root / "vault" / note).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy(source / note, root / "vault" / note)
-        settings = Settings(vault=root / "vault", data_dir=root / "data")
+        settings = Settings(
+            vault=shared_notes(vault, notes, root / "vault"), data_dir=root / "data"
+        )
         index = VaultIndex(settings, embedder=embedder, sparse=sparse)
         indexes.append(index)
         index.indexer.sync()
