@@ -24,7 +24,6 @@ import zlib
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
-import aiohttp
 import pytest
 
 from server_support import AUTH, TOKEN, Api, ServedVault, api_settings, serve_api
@@ -338,18 +337,14 @@ async def test_header_oddities_and_smuggling_forms_get_a_clear_4xx(api: Api, cas
 async def test_a_crowd_of_questions_syncs_and_aborts_leaves_the_server_answering(api: Api) -> None:
     """120 questions, 20 waited syncs and 60 questions abandoned mid-answer, all at once."""
     question = {"question": "When did I last feed the sourdough starter?"}
-    # A connection of its own for each request: a pooled one the server is closing as idle
-    # (after this fixture's 1 s) just as the client reuses it is reset by the client's side of
-    # keep-alive, which browsers retry and this client does not; it says nothing of the server.
-    session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(force_close=True))
 
     async def ask() -> bool:
-        async with session.post(api.url("/v1/ask"), json=question, headers=AUTH) as response:
+        async with api.session.post(api.url("/v1/ask"), json=question, headers=AUTH) as response:
             return response.status == 200 and b"event: done" in await response.read()
 
     async def sync() -> bool:
         url, body = api.url("/v1/index/sync"), {"wait": True}
-        async with session.post(url, json=body, headers=AUTH) as response:
+        async with api.session.post(url, json=body, headers=AUTH) as response:
             return response.status == 200
 
     async def abandon() -> bool:
@@ -358,9 +353,8 @@ async def test_a_crowd_of_questions_syncs_and_aborts_leaves_the_server_answering
                 await ask()
         return True
 
-    async with session:
-        crowd = [ask() for _ in range(120)] + [sync() for _ in range(20)]
-        results = await asyncio.gather(*crowd, *(abandon() for _ in range(60)))
+    crowd = [ask() for _ in range(120)] + [sync() for _ in range(20)]
+    results = await asyncio.gather(*crowd, *(abandon() for _ in range(60)))
     assert all(results)
     await still_serving(api)
 
