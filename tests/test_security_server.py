@@ -45,17 +45,27 @@ class _Keep(logging.Handler):
 
 @pytest.fixture(scope="module", autouse=True)
 def every_log_line() -> Iterator[list[str]]:
-    """Every log record of this module, at every level, formatted with its traceback."""
+    """Every log record of this module, at every level, formatted with its traceback.
+
+    Except markdown-it's trace of its block rules: a record per rule tried ("entering
+    paragraph: StateBlock(line=3,level=0,tokens=7), 3, 9, False", line numbers and counts,
+    never text), about 350 per answer. From the answer threads of the crowd test, 40,000 such
+    records kept the event loop waiting for the GIL for over a second, longer than the
+    fixture's 1 s keep-alive, so the server closed connections whose request it had not read
+    yet (a reset seen by one question in four runs). The sidecar itself logs at WARNING."""
     root, handler = logging.getLogger(), _Keep(logging.DEBUG)
     handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
-    level = root.level
+    markdown_trace = logging.getLogger("markdown_it")
+    levels = root.level, markdown_trace.level
     root.setLevel(logging.DEBUG)
+    markdown_trace.setLevel(logging.INFO)
     root.addHandler(handler)
     try:
         yield LOG_LINES
     finally:
         root.removeHandler(handler)
-        root.setLevel(level)
+        root.setLevel(levels[0])
+        markdown_trace.setLevel(levels[1])
 
 
 @pytest.fixture
