@@ -486,10 +486,15 @@ async def test_a_count_is_answered_only_by_a_number_of_what_it_counts(
         ("Introduced in Tasks 7.20.0.", False),
         ("Since v1.4, properties are typed.", False),
         ("published: 2021-04-15", False),
+        ("imdbId: tt0083658", False),
+        ("Hashes use sha256, videos H264.", False),
+        ("Preheat to 425F.", True),
+        ("約3時間かかります。", True),
     ],
 )
-def test_a_date_or_a_release_is_no_amount(text: str, amount: bool) -> None:
-    # "What is the maximum number of presets?" is not answered by the release that added them.
+def test_a_date_a_release_or_an_identifier_is_no_amount(text: str, amount: bool) -> None:
+    # "What is the maximum number of presets?" is not answered by the release that added them,
+    # "how long is the film?" not by its IMDb identifier.
     assert holds_amount(text) is amount
 
 

@@ -69,7 +69,9 @@ NOTE_RANK_WEIGHT = 0.04
 #: Units scored with the embedder: the best by shared terms and passage rank.
 SCORED_UNITS = 24
 _ISO_DATE = re.compile(r"\b(\d{4}-\d{2}-\d{2})\b")
-_DIGIT = re.compile(r"\d")
+#: A number standing as one: digits no Latin, Greek or Cyrillic letter runs into. "tt0083658",
+#: "sha256", "H1" and "mp3" name things; "425F", "3 kg", "約3時間" and "$5" count them.
+_NUMBER = re.compile(r"(?<![A-Za-z\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff\d])\d")
 _EXACT = re.compile(r"\d|\w[._]\w")
 _VERSION = re.compile(r"\bv?(\d+(?:\.\d+)+)\b", re.IGNORECASE)
 #: A release's number: three parts ("7.20.0"), or "v" and two or more ("v1.4").
@@ -307,7 +309,7 @@ def _fits(plan: SearchPlan, text: str, placed: bool = False) -> bool:
 def holds_amount(text: str) -> bool:
     """True when `text` writes a number other than a calendar date or a release: "published:
     2021-04-15" says when, "introduced in Tasks 7.20.0" in which version, neither how much."""
-    return bool(_DIGIT.search(_RELEASE.sub(" ", _ISO_DATE.sub(" ", text))))
+    return bool(_NUMBER.search(_RELEASE.sub(" ", _ISO_DATE.sub(" ", text))))
 
 
 def _asked_for(unit: Unit, plan: SearchPlan, of_named_note: bool) -> bool:
