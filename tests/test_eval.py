@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from conftest import EXAMPLE_VAULT, shared_data
+from conftest import EXAMPLE_VAULT, shared_data, shared_notes
 from vault_agent.cli.main import app
 from vault_agent.config import Settings
 from vault_agent.evaluation.beir import BeirDataset, Document, load_beir, note_name, write_vault
@@ -489,6 +489,30 @@ def test_english_dates_are_read_should_icu_fail(monkeypatch: pytest.MonkeyPatch)
     finally:
         for cached in caches:
             cached.cache_clear()
+
+
+def test_a_passage_holding_the_questions_words_outweighs_a_low_cosine(
+    tmp_path: Path, embedder: MiniLmEmbedder, sparse: Bm25Encoder
+) -> None:
+    # Real release notes: MiniLM reads "Safe mode has been renamed to Restricted mode" far
+    # from the question (cosine under its 0.40), though the passage holds every word of it.
+    notes = ["v0.15.0.md", "v1.5.md", "v1.5.11.md", "v0.14.0.md", "v1.4.0.md", "v0.12.0.md"]
+    vault = shared_notes("obsidian-release-notes", notes, tmp_path / "vault")
+    settings = Settings(vault=vault, data_dir=tmp_path / "data")
+    with VaultIndex(settings, embedder=embedder, sparse=sparse) as index:
+        index.indexer.sync()
+        found = index.searcher.retrieve("What is the old 'Safe mode' called now?")
+        asked = index.searcher.retrieve("Which release added automatic transcription of safe mode?")
+    assert found.passages[0].hit.file == "v0.15.0.md"
+    confidence = found.confidence
+    assert confidence.covered and confidence.top_cosine < confidence.calibration.low
+    assert not confidence.low
+    assert replace(confidence, covered=False).low
+    # A word the vault never writes ("transcription") is what such a question asks about.
+    assert asked.confidence.covered and asked.confidence.absent_words == ("transcript",)
+    assert asked.confidence.low
+    # A name the vault never mentions still counts against it.
+    assert replace(confidence, missing_names=("Todoist",)).low
 
 
 def test_two_words_the_vault_never_writes_make_a_question_low_confidence(

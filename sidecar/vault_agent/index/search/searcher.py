@@ -27,6 +27,7 @@ from vault_agent.index.search.confidence import (
     Confidence,
     absent_words,
     calibration_for,
+    covers_query,
     missing_names,
 )
 from vault_agent.index.search.fusion import FusionMethod, fuse_scores
@@ -193,7 +194,12 @@ class Searcher:
         )
         names_note = names_note or names_day
         confidence = Confidence(
-            ranked.top_cosine, missing, calibration, names_note=names_note, absent_words=unwritten
+            ranked.top_cosine,
+            missing,
+            calibration,
+            names_note=names_note,
+            absent_words=unwritten,
+            covered=covers_query(query, top, self.sparse.analyzer),
         )
         return Retrieval(passages, confidence)
 
