@@ -74,6 +74,33 @@ def test_thai_and_lao_runs_become_dictionary_words() -> None:
     assert Analyzer("lo").terms("ພາສາລາວ v1.2") == ["ພາສາ", "ລາວ", "1.2"]
 
 
+@pytest.mark.parametrize(
+    ("language", "text", "words"),
+    [
+        # Hindi: each vowel sign (ु, ी, ा) is a combining mark, which is no word character.
+        ("hi", "मैं हर सुबह बीस मिनट योग करता हूँ", ["सुबह", "बीस", "मिनट", "योग"]),
+        ("bn", "আমি প্রতিদিন সকালে হাঁটি", ["প্রতিদিন", "সকালে", "হাঁটি"]),
+        ("he", "שָׁלוֹם עוֹלָם", ["שָׁלוֹם", "עוֹלָם"]),
+    ],
+)
+def test_a_word_keeps_its_vowel_signs(language: str, text: str, words: list[str]) -> None:
+    terms = Analyzer(language).terms(text)
+    assert set(words) <= set(terms), terms
+    # No piece of a word is a term of its own: "करत" and "ा" were, with the sign cut off.
+    assert all(any(term in word for word in text.split()) for term in terms)
+    assert not any(len(term) == 1 and not term.isalpha() for term in terms), terms
+    # A query written alike meets the note's terms.
+    assert set(Analyzer(language).terms(words[0], query=True)) <= set(terms)
+
+
+def test_accents_no_script_needs_are_dropped() -> None:
+    # A dictionary's stress mark (left over after NFKC: no precomposed letter) and an emoji's
+    # variation selector: a query never writes them, and neither cuts a word or is a term.
+    russian = Analyzer("ru")
+    assert russian.terms("бо́льше") == russian.terms("больше", query=True)
+    assert Analyzer("en").terms("⚠️ warning") == ["⚠", "warn"]
+
+
 def test_query_and_document_vectors_share_their_terms() -> None:
     encoder = Bm25Encoder()
     (document,) = encoder.embed_documents(["Call registerMarkdownPostProcessor in v2.3.1"])

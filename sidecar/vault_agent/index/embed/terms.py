@@ -17,6 +17,10 @@ a note. It keeps what a plain word splitter loses:
 - Thai, Lao, Khmer and Myanmar runs (no spaces either, and no pairs: their letters combine
   with marks) as the words ICU's dictionary break engine finds.
 
+A word keeps its combining marks: the vowel signs of Devanagari, Bengali, Tamil and the other
+scripts of India, Hebrew points and Arabic vowel marks are no word characters to a regular
+expression, which cut "करता" into "करत" and "ा" (every Hindi word, at each vowel sign).
+
 Terms are hashed (murmur3) to sparse-vector indices, as fastembed's BM25 does.
 """
 
@@ -50,13 +54,42 @@ _UNSPACED = "\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff"
 #: Arrows, technical signs, shapes, dingbats and emoji: each one a term (notes use them as
 #: markers: a task's "🔺" priority, "📅" due date, "⏩" in a plugin's docs).
 _SYMBOLS = "\u2190-\u21ff\u2300-\u23ff\u25a0-\u27bf\u2b00-\u2bff\U0001f000-\U0001faff"
+
+
+#: Marks that belong to no script's letters: accents left over after NFKC (a Russian
+#: dictionary's stress mark in "бо́льше"; queries never write them) and emoji variation
+#: selectors. They are dropped before words are read.
+_STRIPPED = re.compile("[\u0300-\u036f\ufe00-\ufe0f]")
+#: Marks for Latin letters and symbols, left to split words as before (no script needs them).
+_LATIN_MARKS = "\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f\U000e0100-\U000e01ef"
+_NOT_LETTERS = re.compile(f"[{_CJK}{_UNSPACED}{_LATIN_MARKS}]")
+
+
+def _combining_marks() -> str:
+    """Unicode's combining marks (categories Mn, Mc, Me) that are part of a script's words,
+    as the inside of a character class, from Python's Unicode database."""
+    ranges: list[tuple[int, int]] = []
+    for code in range(0x20000):
+        char = chr(code)
+        if unicodedata.category(char) in ("Mn", "Mc", "Me") and not _NOT_LETTERS.match(char):
+            if ranges and ranges[-1][1] == code - 1:
+                ranges[-1] = (ranges[-1][0], code)
+            else:
+                ranges.append((code, code))
+    return "".join(f"\\U{start:08x}-\\U{end:08x}" for start, end in ranges)
+
+
+#: What a word starts with (a word character, no CJK, no Thai and kin), and what it goes on
+#: with: those, or a combining mark of its script.
+_START = f"[^\\W{_CJK}{_UNSPACED}]"
+_LETTER = f"(?:{_START}|[{_combining_marks()}])"
 _TOKEN = re.compile(
     rf"(?P<version>\bv?\d+(?:\.\d+){{1,3}}\b)"
     rf"|(?P<cjk>[{_CJK}]+)"
     rf"|(?P<unspaced>[{_UNSPACED}]+)"
     rf"|(?P<symbol>[{_SYMBOLS}])"
     # An identifier: word characters joined by . _ - / # or with an inner capital.
-    rf"|(?P<word>#?[^\W{_CJK}{_UNSPACED}]+(?:[._/#-][^\W{_CJK}{_UNSPACED}]+)*)",
+    rf"|(?P<word>#?{_START}{_LETTER}*(?:[._/#-]{_START}{_LETTER}*)*)",
     re.UNICODE,
 )
 _ROOT = Locale("en")
@@ -85,7 +118,7 @@ class Analyzer:
 
     def terms(self, text: str, *, query: bool = False) -> list[str]:
         """The terms of `text`, in order (a query's are the same, without version prefixes)."""
-        return list(self._terms(unicodedata.normalize("NFKC", text), query))
+        return list(self._terms(_STRIPPED.sub("", unicodedata.normalize("NFKC", text)), query))
 
     def _terms(self, text: str, query: bool) -> Iterator[str]:
         for match in _TOKEN.finditer(text):
