@@ -303,6 +303,7 @@ async def test_a_label_over_steps_never_answers_the_step_does(changelog: VaultIn
         ("Combien de pages a le livre ?", ("pages", "a")),
         ("Wie viele Seiten hat das Buch?", ("Seiten", "hat")),
         ("Сколько страниц?", ("страниц",)),
+        ("كم صفحة في الكتاب؟", ("صفحة", "في")),
         ("How much does it cost?", ()),
         ("How long does it keep?", ()),
     ],
@@ -670,6 +671,17 @@ def test_a_question_asks_when_only_with_when_before_a_verb(question: str, when: 
         ("Chi è Maya?", None),
         ("Maya ile Tomás kimdir?", None),  # Turkish "ile" is "and", not Polish "how much"
         ("Wat is Canvas?", None),
+        ("متى أضيفت ميزة اللوحة؟", "when"),
+        ("كم صفحة في الكتاب؟", "quantity"),
+        ("كيف أصدّر ملاحظة؟", "how_to"),
+        ("متى أطعمت الخميرة آخر مرة؟", "newest"),
+        ("هل هناك طريقة أخرى؟", None),
+        ("ต้องดองผักกาดกี่ชั่วโมง", "quantity"),
+        ("โน้ตนี้เกี่ยวกับอะไร", None),  # "เกี่ยวกับ" (about) holds the letters of กี่
+        ("ส่งออกโน้ตเป็น PDF ได้อย่างไร", "how_to"),
+        ("ฟีเจอร์นี้มาในเวอร์ชันไหน", "when"),
+        ("白菜要醃幾個小時？", "quantity"),
+        ("這個功能是哪個版本加入的？", "when"),
     ],
 )
 def test_what_a_question_asks_for_is_read_in_many_languages(

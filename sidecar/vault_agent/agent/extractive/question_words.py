@@ -3,9 +3,9 @@
 Five kinds: the newest or the oldest dated note ("when did I *last*..."), an amount ("*how
 many*...", "*is there a limit*..."), a time or a release ("*when*...", "*in which
 version*..."), and steps ("*how do I*...").
-A table per language (the languages the multilingual encoder reads); each entry is a regular
-expression matched case-insensitively, as whole words for the languages written with
-spaces, anywhere for Chinese, Japanese and Korean.
+A table per language (the languages the multilingual encoder reads, Chinese in both scripts);
+each entry is a regular expression matched case-insensitively, as whole words for the
+languages written with spaces, anywhere for Chinese, Japanese, Korean and Thai.
 
 "Which release" may name what was released ("which *Tasks* release", "in which *mobile app*
 version"): up to two words come between.
@@ -30,8 +30,9 @@ NEWEST = {
     "nl": r"laatst(?:e)?|recent(?:elijk)?|meest recente",
     "pl": r"ostatni\w*|ostatnio|najnowsz\w*",
     "tr": r"en son|son kez|en yeni",
+    "ar": r"آخر مرة|الأخير[ةه]?|أحدث|مؤخرا",  # bare "آخر" is also "other"
     "ru": r"последн\w*|недавно",
-    _UNSPACED: r"最近|上次|最后|最後|前回|この前|마지막|최근",
+    _UNSPACED: r"最近|上次|最后|最後|前回|この前|마지막|최근|ล่าสุด|ครั้งสุดท้าย",
 }
 OLDEST = {
     "en": r"first|earliest|initially|originally",
@@ -43,8 +44,9 @@ OLDEST = {
     "nl": r"eerste",
     "pl": r"pierwsz\w*",
     "tr": r"ilk",
+    "ar": r"أول",
     "ru": r"перв\w*",
-    _UNSPACED: r"第一次|最初|初めて|처음|최초",
+    _UNSPACED: r"第一次|最初|初めて|처음|최초|ครั้งแรก",
 }
 QUANTITY = {
     "en": r"how (?:much|many|long|often|hot|cold|big|large|far|old|early|late|fast)|"
@@ -62,8 +64,11 @@ QUANTITY = {
     "pl": r"ile (?:kosztuje|kosztował\w*|czasu|razy|trwa|jest|ma|wynosi|waży)|"
     r"jak (?:długo|często|duż\w*)",
     "tr": r"kaç|ne kadar",
+    "ar": r"كم|هل (?:هناك|يوجد) حد",
     "ru": r"сколько|есть ли (?:ограничение|лимит|максимум)",
-    _UNSPACED: r"多少|多久|多长|几|どのくらい|何[個回分時日]|いくら|얼마나|몇|上限|최대",
+    # Thai "เกี่ยว" (about) holds the letters of "กี่" (how many).
+    _UNSPACED: r"多少|多久|多长|几|幾|多長|どのくらい|何[個回分時日]|いくら|얼마나|몇|上限|최대|"
+    r"เท่าไร|เท่าไหร่|(?<!เ)กี่",
 }
 #: "How many *pages*...": what is counted follows, as the next word or two ("how many
 #: community plugins"). Spaced languages only: elsewhere the counted thing is not a word apart.
@@ -76,6 +81,7 @@ COUNTED = {
     "pt": r"quant[oa]s (\w+)(?: (\w+))?",
     "nl": r"hoeveel (\w+)(?: (\w+))?",
     "ru": r"сколько (\w+)(?: (\w+))?",
+    "ar": r"كم (\w+)(?: (\w+))?",
 }
 WHEN = {
     "en": r"when(?:'s|'d|\s+(?:did|do|does|was|were|is|are|will|would|can|could|should|has|"
@@ -90,8 +96,10 @@ WHEN = {
     "nl": r"wanneer|sinds wanneer|welke versie",
     "pl": r"kiedy|od kiedy|któr\w+ wersj\w+",
     "tr": r"ne zaman|hangi sürüm",
+    "ar": r"متى|منذ متى|(?:في )?أي (?:إصدار|نسخة)",
     "ru": r"когда|с какой версии|в какой версии",
-    _UNSPACED: r"什么时候|何时|哪个版本|哪一版|いつ|どのバージョン|언제|어느 버전",
+    _UNSPACED: r"什么时候|什麼時候|何时|哪个版本|哪個版本|哪一版|いつ|どのバージョン|"
+    r"언제|어느 버전|เมื่อไร|เมื่อไหร่|เวอร์ชันไหน|รุ่นไหน",
 }
 #: "Where...?" asks for a place: an amount asked after it is a clause of it ("where can I see
 #: how long the app took to load?").
@@ -105,8 +113,9 @@ WHERE = {
     "nl": r"waar",
     "pl": r"gdzie",
     "tr": r"nerede|nereye",
+    "ar": r"أين",
     "ru": r"где|куда",
-    _UNSPACED: r"哪里|哪裡|在哪|どこ|어디",
+    _UNSPACED: r"哪里|哪裡|在哪|どこ|어디|ที่ไหน",
 }
 HOW_TO = {
     "en": r"how (?:do|can|could|should|would) (?:i|you|we)|how to|what'?s the way to",
@@ -118,8 +127,9 @@ HOW_TO = {
     "nl": r"hoe (?:kan|moet|maak|voeg|stel)",
     "pl": r"jak (?:mogę|zrobić|dodać|ustawić|utworzyć)",
     "tr": r"nasıl",
+    "ar": r"كيف",
     "ru": r"как (?:мне|можно|сделать|добавить|создать)",
-    _UNSPACED: r"怎么|如何|怎样|どうやって|どうすれば|方法は|어떻게|방법",
+    _UNSPACED: r"怎么|如何|怎样|どうやって|どうすれば|方法は|어떻게|방법|怎麼|怎樣|อย่างไร|ยังไง|วิธี",
 }
 
 
