@@ -210,6 +210,18 @@ def test_units_are_sentences_items_and_rows_under_their_headings() -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    ("paragraph", "sentences"),
+    [
+        ("मैं हर सुबह योग करता हूँ। फिर नाश्ता।", ["मैं हर सुबह योग करता हूँ।", "फिर नाश्ता।"]),
+        ("هل هذا صحيح؟ نعم هو كذلك.", ["هل هذا صحيح؟", "نعم هو كذلك."]),
+        ("یہ پہلا جملہ ہے۔ یہ دوسرا ہے۔", ["یہ پہلا جملہ ہے۔", "یہ دوسرا ہے۔"]),
+    ],
+)
+def test_sentences_end_at_each_scripts_full_stop(paragraph: str, sentences: list[str]) -> None:
+    assert [unit.text for unit in split_units(paragraph, "")] == sentences
+
+
 def test_a_sentence_introducing_code_or_a_list_keeps_it() -> None:
     body = (
         "To add an icon, call addIcon() from onload:\n\n```ts\nthis.addIcon('dice', svg);\n```"

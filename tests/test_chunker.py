@@ -194,6 +194,14 @@ def test_long_paragraphs_split_at_sentences() -> None:
     assert " ".join(pieces) == text
 
 
+def test_long_paragraphs_split_at_a_danda_too() -> None:
+    text = " ".join(f"वाक्य संख्या {n} रोटी के बारे में कुछ उपयोगी बताता है।" for n in range(60))
+    pieces = split_text(text, 300)
+    assert all(len(piece) <= 300 for piece in pieces)
+    assert all(piece.endswith("।") and piece.startswith("वाक्य") for piece in pieces)
+    assert " ".join(pieces) == text
+
+
 def test_long_lists_split_at_lines_keeping_items_whole() -> None:
     items = [f"- item {n}: water the beds and check the timer" for n in range(80)]
     pieces = split_text("\n".join(items), 500)

@@ -35,7 +35,8 @@ from vault_agent.vault.reading_text import reading_text
 
 HEADING_SEPARATOR = " > "
 #: Bump when what a chunk embeds changes: stored chunks record it, and another one is redone.
-CHUNKS_VERSION = 6
+#: 7: Hindi's, Arabic's and Urdu's sentence ends split a long paragraph as a full stop does.
+CHUNKS_VERSION = 7
 #: Markdown longer than this many characters per unit of the chunk size (more than any script
 #: averages per token) is split without measuring it whole.
 _TOO_LONG_FACTOR = 16
@@ -44,13 +45,14 @@ _TOO_LONG = 1 << 40
 _BOUNDARIES = (
     re.compile(r"\n[ \t]*\n\s*"),  # paragraphs
     re.compile(r"\n"),  # lines (lists, tables, code)
-    re.compile(r"(?<=[.!?…。！？])[\"')\]」』）]*\s*"),  # sentences, CJK ones included
+    # Sentences: Latin ends, Hindi's danda (।, ॥), Arabic's and Urdu's (؟ ۔), CJK ones.
+    re.compile(r"(?<=[.!?…।॥؟۔。！？])[\"')\]」』）]*\s*"),
     re.compile(r"\s+"),  # words
 )
 
 
 #: The end of a finished sentence (a paragraph that is no lead-in).
-_SENTENCE_DONE = re.compile(r"[.!?…。！？][\"')\]」』）]*\s*$")
+_SENTENCE_DONE = re.compile(r"[.!?…।॥؟۔。！？][\"')\]」』）]*\s*$")
 
 
 def wide_chars(text: str) -> int:

@@ -1,9 +1,9 @@
 """The quotable units of a chunk: sentences, list items and table rows, each under its heading.
 
 An answer quotes units, never half a thought: a list item or a table row whole, prose sentence
-by sentence (`.`, `!`, `?` and their CJK forms `。！？` end one). Headings merged into a chunk's
-body (`## Details`, see `vault/chunker.py`) start a new heading, so each unit cites the section
-it really sits under. Links read as their text: a quote's links are the note's, not citations;
+by sentence (`.`, `!`, `?`, Hindi's danda `।`, Arabic's and Urdu's `؟` `۔`, and the CJK forms
+`。！？` end one). Headings merged into a chunk's body (`## Details`, see `vault/chunker.py`)
+start a new heading, so each unit cites the section it really sits under. Links read as their text: a quote's links are the note's, not citations;
 inline HTML reads as its text (`<code>` as code), comments are nobody's words, and a table row
 is its non-empty cells. A sentence that introduces what follows it ("use the addRibbonIcon()
 method:") keeps the code block or the first list items after it: quoted alone, it would stop
@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from vault_agent.vault.chunker import HEADING_SEPARATOR, wide_chars
 
 _HEADING_LINE = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)|(?<=[。！？])\s*(?=\S)")
+_SENTENCE_END = re.compile(r"(?<=[.!?।॥؟۔])\s+(?=\S)|(?<=[。！？])\s*(?=\S)")
 _LIST_MARK = re.compile(r"^(?:[-*+]|\d+[.)])\s+(?:\[.\]\s+)?")
 _TABLE_RULE = re.compile(r"^\|?[\s:|-]+\|?$")
 _WIKILINK = re.compile(
