@@ -3,13 +3,13 @@
 An answer quotes units, never half a thought: a list item or a table row whole, prose sentence
 by sentence (`.`, `!`, `?`, Hindi's danda `।`, Arabic's and Urdu's `؟` `۔`, and the CJK forms
 `。！？` end one). Headings merged into a chunk's body (`## Details`, see `vault/chunker.py`)
-start a new heading, so each unit cites the section it really sits under. Links read as their text: a quote's links are the note's, not citations;
-inline HTML reads as its text (`<code>` as code), comments are nobody's words, and a table row
-is its non-empty cells. A sentence that introduces what follows it ("use the addRibbonIcon()
-method:") keeps the code block or the first list items after it: quoted alone, it would stop
-where the answer starts. A short line with no end punctuation right over a list ("Making and
-blind-baking the crust") is that list's label: a heading in all but markup, read with each
-item and never an answer itself.
+start a new heading, so each unit cites the section it really sits under. Links read as their
+text: a quote's links are the note's, not citations; inline HTML reads as its text (`<code>` as
+code), comments are nobody's words, and a table row is its non-empty cells. A sentence that
+introduces what follows it ("use the addRibbonIcon() method:") keeps the code block or the
+first list items after it: quoted alone, it would stop where the answer starts. A short line
+with no end punctuation right over a list ("Making and blind-baking the crust") is that list's
+label: a heading in all but markup, read with each item and never an answer itself.
 """
 
 from __future__ import annotations
