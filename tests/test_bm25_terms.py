@@ -43,6 +43,16 @@ def test_an_identifier_is_a_term_and_so_are_its_parts(
     assert english.terms(identifier, query=True)[0] == whole
 
 
+def test_each_part_of_a_joined_identifier_is_a_term_a_query_naming_it_alone_meets(
+    english: Analyzer,
+) -> None:
+    # A note lists `gtp/gp/gp5/gpx`; a question asks about ".gp5" files, or about getFiles.
+    assert "gp5" in english.terms("Renders `gtp/gp/gp5/gpx` files")
+    assert english.terms(".gp5", query=True)[0] == "gp5"
+    assert "getfiles" in english.terms("Call app.vault.getFiles() once")
+    assert english.terms("getFiles", query=True)[0] == "getfiles"
+
+
 def test_words_are_stemmed_and_stop_words_dropped(english: Analyzer) -> None:
     assert english.terms("the running foxes") == ["run", "fox"]
     assert Analyzer("de").terms("die Gärten blühen") == ["gart", "bluh"]

@@ -35,6 +35,7 @@ from vault_agent.evaluation.questions import (
 from vault_agent.evaluation.run import EvalInputError, EvalOptions, eval_options, run_eval
 from vault_agent.index.embed.bm25 import Bm25Encoder
 from vault_agent.index.embed.minilm import MiniLmEmbedder, Vector
+from vault_agent.index.embed.names import names_in
 from vault_agent.index.embed.terms import Analyzer, term_id
 from vault_agent.index.search import hints
 from vault_agent.index.search.confidence import missing_names
@@ -245,6 +246,16 @@ def test_a_date_in_the_question_is_not_a_missing_name() -> None:
     # Every term absent from the vault: only the name counts as missing, not the month.
     assert missing_names(query, absent, english) == ("Tidepool",)
     assert date_words(query) == {"12", "September", "2023"}
+
+
+def test_a_file_extension_is_a_name() -> None:
+    english = Analyzer("en")
+    query = "How do I export a note as a Word .docx document?"
+    absent = frozenset(term_id(term) for term in english.terms(".docx", query=True))
+    # A vault that never writes "docx" does not answer it, whatever it says of Word.
+    assert missing_names(query, absent, english) == (".docx",)
+    assert names_in("What is in my .obsidian folder?", "en") == [".obsidian"]
+    assert names_in("Fixed it.Then it broke", "en") == ["it.Then"]  # no extension
 
 
 def test_a_generic_word_in_capitals_is_not_a_missing_name() -> None:

@@ -24,7 +24,8 @@ AVG_LEN = 256.0
 #: them, and at full weight they rank notes that share the question's phrasing, not its subject.
 WEAK_TERM = 0.3
 #: Bump when the terms change: stored chunks record it, and another version is re-indexed.
-#: 4: a word keeps its combining marks (Hindi was cut at every vowel sign).
+#: 4: a word keeps its combining marks (Hindi was cut at every vowel sign), and each part of a
+#: joined identifier that is one itself is a term ("gp5" of `gtp/gp/gp5`).
 VERSION = 4
 
 

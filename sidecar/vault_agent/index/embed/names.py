@@ -12,9 +12,11 @@ import re
 
 # A name or identifier as written: a capital after the first letter of the word (camelCase,
 # "iOS"), all capitals (LSP, BOTW), dots/underscores between letters (app.vault.getFiles),
-# a version (1.4.5), or a capitalised word past the first word of a sentence (Todoist).
+# a version (1.4.5), a file extension or dot-folder (.docx, .obsidian), or a capitalised word
+# past the first word of a sentence (Todoist).
 _IDENTIFIER = re.compile(
     r"\b\w+(?:[._]\w+)+\b|\b[a-z]+[A-Z]\w*\b|\b[A-Z]{2,}[a-z]*s?\b|\bv?\d+(?:\.\d+)+\b"
+    r"|(?<![\w.])\.[A-Za-z][\w-]{1,15}\b"
 )
 _CAPITALISED = re.compile(r"\b[A-Z][a-z]+\w*\b")
 #: A capitalised word right after these (or first) starts a sentence: no sign of a name.

@@ -143,10 +143,17 @@ class Analyzer:
     def _word_terms(self, token: str) -> Iterator[str]:
         parts = [p for p in _JOINERS.split(token) if p]
         # camelCase is split in ASCII identifiers only: other scripts' capitals are words'.
-        words = [w for part in parts for w in (_CAMEL.findall(part) if part.isascii() else [part])]
+        split = [_CAMEL.findall(part) if part.isascii() else [part] for part in parts]
+        words = [word for part_words in split for word in part_words]
         whole = token.lower().lstrip("#")
         if len(words) > 1 and len(whole) <= MAX_TERM_CHARS:
             yield whole  # the identifier itself, exactly
+        if len(parts) > 1:
+            # Each joined part that is an identifier of its own ("getFiles" of
+            # `app.vault.getFiles`, "gp5" of `gtp/gp/gp5`): what a query naming it alone holds.
+            for part, part_words in zip(parts, split, strict=True):
+                if len(part_words) > 1 and len(part) <= MAX_TERM_CHARS:
+                    yield part.lower()
         for word in words:
             lower = word.lower()
             if lower in self._stop_words or len(lower) > MAX_TERM_CHARS:
