@@ -90,7 +90,6 @@ def test_thai_and_lao_runs_become_dictionary_words() -> None:
         # Hindi: each vowel sign (ु, ी, ा) is a combining mark, which is no word character.
         ("hi", "मैं हर सुबह बीस मिनट योग करता हूँ", ["सुबह", "बीस", "मिनट", "योग"]),
         ("bn", "আমি প্রতিদিন সকালে হাঁটি", ["প্রতিদিন", "সকালে", "হাঁটি"]),
-        ("he", "שָׁלוֹם עוֹלָם", ["שָׁלוֹם", "עוֹלָם"]),
     ],
 )
 def test_a_word_keeps_its_vowel_signs(language: str, text: str, words: list[str]) -> None:
@@ -103,11 +102,16 @@ def test_a_word_keeps_its_vowel_signs(language: str, text: str, words: list[str]
     assert set(Analyzer(language).terms(words[0], query=True)) <= set(terms)
 
 
-def test_accents_no_script_needs_are_dropped() -> None:
-    # A dictionary's stress mark (left over after NFKC: no precomposed letter) and an emoji's
-    # variation selector: a query never writes them, and neither cuts a word or is a term.
+def test_marks_a_query_never_writes_are_dropped() -> None:
+    # A dictionary's stress mark (left over after NFKC: no precomposed letter), Hebrew's vowel
+    # points, Arabic's short vowels and an emoji's variation selector: a query never writes
+    # them, and none cuts a word or is a term.
     russian = Analyzer("ru")
     assert russian.terms("бо́льше") == russian.terms("больше", query=True)
+    hebrew = Analyzer("he")
+    assert hebrew.terms("שָׁלוֹם עוֹלָם") == hebrew.terms("שלום עולם", query=True) == ["שלום", "עולם"]
+    arabic = Analyzer("ur")  # no stemmer: the marks alone
+    assert arabic.terms("مَدْرَسَة") == arabic.terms("مدرسة", query=True) == ["مدرسة"]
     assert Analyzer("en").terms("⚠️ warning") == ["⚠", "warn"]
 
 

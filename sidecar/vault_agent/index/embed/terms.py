@@ -18,8 +18,9 @@ a note. It keeps what a plain word splitter loses:
   with marks) as the words ICU's dictionary break engine finds.
 
 A word keeps its combining marks: the vowel signs of Devanagari, Bengali, Tamil and the other
-scripts of India, Hebrew points and Arabic vowel marks are no word characters to a regular
-expression, which cut "करता" into "करत" and "ा" (every Hindi word, at each vowel sign).
+scripts of India are no word characters to a regular expression, which cut "करता" into "करत"
+and "ा" (every Hindi word, at each vowel sign). Marks a question never writes (Hebrew points,
+Arabic short vowels, leftover accents) are dropped instead.
 
 Terms are hashed (murmur3) to sparse-vector indices, as fastembed's BM25 does.
 """
@@ -56,10 +57,14 @@ _UNSPACED = "\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff"
 _SYMBOLS = "\u2190-\u21ff\u2300-\u23ff\u25a0-\u27bf\u2b00-\u2bff\U0001f000-\U0001faff"
 
 
-#: Marks that belong to no script's letters: accents left over after NFKC (a Russian
-#: dictionary's stress mark in "бо́льше"; queries never write them) and emoji variation
-#: selectors. They are dropped before words are read.
-_STRIPPED = re.compile("[\u0300-\u036f\ufe00-\ufe0f]")
+#: Marks a query never writes, dropped before words are read: accents left over after NFKC
+#: (a Russian dictionary's stress mark in "бо́льше"), Hebrew's vowel points and cantillation
+#: and Arabic's short vowels (a learner's or a scripture's text writes them, everyday text and
+#: questions do not: "שָׁלוֹם" is searched as "שלום"), and emoji variation selectors.
+_STRIPPED = re.compile(
+    "[\u0300-\u036f\u0591-\u05bd\u05bf\u05c1\u05c2\u05c4\u05c5\u05c7\u064b-\u065f"
+    "\u0670\ufe00-\ufe0f]"
+)
 #: Marks for Latin letters and symbols, left to split words as before (no script needs them).
 _LATIN_MARKS = "\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f\U000e0100-\U000e01ef"
 _NOT_LETTERS = re.compile(f"[{_CJK}{_UNSPACED}{_LATIN_MARKS}]")
