@@ -19,7 +19,7 @@ from vault_agent.agent.citations.links import (
 )
 from vault_agent.agent.events import ToolCallEvent, ToolResultEvent
 from vault_agent.agent.extractive import DISCLAIMER, NOT_COVERED, UNSURE, ExtractiveAnswerer
-from vault_agent.agent.extractive.answerer import answer_first
+from vault_agent.agent.extractive.answerer import _stands_out, answer_first
 from vault_agent.agent.extractive.compose import compose
 from vault_agent.agent.extractive.plan import SearchPlan, plan
 from vault_agent.agent.extractive.question_words import counted
@@ -336,6 +336,17 @@ def test_a_quote_nearly_as_close_as_the_best_answers_beside_it() -> None:
     question = SearchPlan(question="How do I feed the starter?", query="feed the starter")
     # Cosine can't tell 0.80 from 0.72 apart: both open the answer; 0.65 only supports.
     assert answer_first([best, tie, far], [best, tie, far], question) == [best, tie]
+
+
+def test_a_quote_stands_out_only_above_another_notes() -> None:
+    def quote(file: str, score: float) -> Quote:
+        return Quote(Unit("A sentence.", "", 0), NoteRef(file=file, title=file), None, score)
+
+    best = quote("Trip.md", 0.70)
+    assert _stands_out(best, [best, quote("Trip.md", 0.65), quote("Gym.md", 0.35)])
+    assert not _stands_out(best, [best, quote("Gym.md", 0.45)])
+    # One note found: nothing to stand out from, whatever its score.
+    assert not _stands_out(best, [best, quote("Trip.md", 0.10)])
 
 
 def test_a_list_of_links_is_navigation_not_an_answer() -> None:

@@ -142,9 +142,10 @@ def answer(plan: SearchPlan, context: ToolsContext) -> Answer:
 
 
 def _stands_out(best: Quote, quotes: list[Quote]) -> bool:
-    """True when `best` scores `STANDOUT` above every quote of another note."""
+    """True when `best` scores `STANDOUT` above every quote of another note (and there is
+    one: in a vault of one note, or a search that found one, nothing stands out)."""
     others = [quote.score for quote in quotes if quote.ref.file != best.ref.file]
-    return best.score - max(others, default=0.0) >= STANDOUT
+    return bool(others) and best.score - max(others) >= STANDOUT
 
 
 def _counts(plan: SearchPlan, kept: list[Quote], context: ToolsContext) -> bool:
