@@ -4,9 +4,10 @@ Five kinds: the newest or the oldest dated note ("when did I *last*..."), an amo
 many*...", "*is there a limit*..."), a time or a release ("*when*...", "*in which
 version*..."), and steps ("*how do I*...").
 A table per language (the languages the multilingual encoder reads, Chinese in both scripts,
-and Hindi, whose notes keyword search reads);
-each entry is a regular expression matched case-insensitively, as whole words for the
-languages written with spaces, anywhere for Chinese, Japanese, Korean and Thai.
+and Hindi, whose notes keyword search reads); each entry is a regular expression matched
+case-insensitively, as whole words for the languages written with spaces (a vowel sign is
+part of a word: "कब", when, is not the start of "कबूतर", pigeon), anywhere for Chinese,
+Japanese, Korean and Thai.
 
 "Which release" may name what was released ("which *Tasks* release", "in which *mobile app*
 version"): up to two words come between.
@@ -19,13 +20,9 @@ from __future__ import annotations
 
 import re
 
+from vault_agent.index.embed.terms import WORD_MARKS
+
 _UNSPACED = "unspaced"
-
-
-def _devanagari(pattern: str) -> str:
-    """`pattern` as whole Hindi words: a vowel sign is no word character to a regular
-    expression, so "कब" (when) would match the start of "कबूतर" (pigeon)."""
-    return rf"(?<![\u0900-\u097f])(?:{pattern})(?![\u0900-\u097f])"
 
 
 NEWEST = {
@@ -39,7 +36,7 @@ NEWEST = {
     "pl": r"ostatni\w*|ostatnio|najnowsz\w*",
     "tr": r"en son|son kez|en yeni",
     "ar": r"آخر مرة|الأخير[ةه]?|أحدث|مؤخرا",  # bare "آخر" is also "other"
-    "hi": _devanagari(r"पिछली बार|आखिरी बार|आख़िरी बार|हाल ही में|सबसे नय[ाी]"),
+    "hi": r"पिछली बार|आखिरी बार|आख़िरी बार|हाल ही में|सबसे नय[ाी]",
     "ru": r"последн\w*|недавно",
     _UNSPACED: r"最近|上次|最后|最後|前回|この前|마지막|최근|ล่าสุด|ครั้งสุดท้าย",
 }
@@ -54,7 +51,7 @@ OLDEST = {
     "pl": r"pierwsz\w*",
     "tr": r"ilk",
     "ar": r"أول",
-    "hi": _devanagari(r"पहली बार|सबसे पहले"),
+    "hi": r"पहली बार|सबसे पहले",
     "ru": r"перв\w*",
     _UNSPACED: r"第一次|最初|初めて|처음|최초|ครั้งแรก",
 }
@@ -75,7 +72,7 @@ QUANTITY = {
     r"jak (?:długo|często|duż\w*)",
     "tr": r"kaç|ne kadar",
     "ar": r"كم|هل (?:هناك|يوجد) حد",
-    "hi": _devanagari(r"कितन[ाेी]|क्या कोई (?:सीमा|अधिकतम)"),
+    "hi": r"कितन[ाेी]|क्या कोई (?:सीमा|अधिकतम)",
     "ru": r"сколько|есть ли (?:ограничение|лимит|максимум)",
     # Thai "เกี่ยว" (about) holds the letters of "กี่" (how many).
     _UNSPACED: r"多少|多久|多长|几|幾|多長|どのくらい|何[個回分時日]|いくら|얼마나|몇|上限|최대|"
@@ -108,7 +105,7 @@ WHEN = {
     "pl": r"kiedy|od kiedy|któr\w+ wersj\w+",
     "tr": r"ne zaman|hangi sürüm",
     "ar": r"متى|منذ متى|(?:في )?أي (?:إصدار|نسخة)",
-    "hi": _devanagari(r"कब|कब से|किस (?:संस्करण|वर्जन)"),
+    "hi": r"कब|कब से|किस (?:संस्करण|वर्जन)",
     "ru": r"когда|с какой версии|в какой версии",
     _UNSPACED: r"什么时候|什麼時候|何时|哪个版本|哪個版本|哪一版|いつ|どのバージョン|"
     r"언제|어느 버전|เมื่อไร|เมื่อไหร่|เวอร์ชันไหน|รุ่นไหน",
@@ -126,7 +123,7 @@ WHERE = {
     "pl": r"gdzie",
     "tr": r"nerede|nereye",
     "ar": r"أين",
-    "hi": _devanagari(r"कहाँ|कहां"),
+    "hi": r"कहाँ|कहां",
     "ru": r"где|куда",
     _UNSPACED: r"哪里|哪裡|在哪|どこ|어디|ที่ไหน",
 }
@@ -141,7 +138,7 @@ HOW_TO = {
     "pl": r"jak (?:mogę|zrobić|dodać|ustawić|utworzyć)",
     "tr": r"nasıl",
     "ar": r"كيف",
-    "hi": _devanagari(r"कैसे"),
+    "hi": r"कैसे",
     "ru": r"как (?:мне|можно|сделать|добавить|создать)",
     _UNSPACED: r"怎么|如何|怎样|どうやって|どうすれば|方法は|어떻게|방법|怎麼|怎樣|อย่างไร|ยังไง|วิธี",
 }
@@ -149,9 +146,10 @@ HOW_TO = {
 
 def compiled(table: dict[str, str]) -> re.Pattern[str]:
     """One case-insensitive pattern matching any language's entry of `table` (a spaced
-    language's as whole words: no letter or digit right before or after it)."""
+    language's as whole words: no letter, digit or word's mark right before or after it)."""
     spaced = "|".join(pattern for language, pattern in table.items() if language != _UNSPACED)
-    return re.compile(rf"(?<!\w)(?:{spaced})(?!\w)|{table[_UNSPACED]}", re.IGNORECASE)
+    letter = rf"[\w{WORD_MARKS}]"
+    return re.compile(rf"(?<!{letter})(?:{spaced})(?!{letter})|{table[_UNSPACED]}", re.IGNORECASE)
 
 
 _COUNTED = re.compile("|".join(f"(?<!\\w)(?:{p})" for p in COUNTED.values()), re.IGNORECASE)

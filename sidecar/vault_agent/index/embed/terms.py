@@ -84,10 +84,13 @@ def _combining_marks() -> str:
     return "".join(f"\\U{start:08x}-\\U{end:08x}" for start, end in ranges)
 
 
+#: The combining marks that belong to words (the inside of a character class): a regular
+#: expression's `\\w` lacks them, so a word boundary must add them.
+WORD_MARKS = _combining_marks()
 #: What a word starts with (a word character, no CJK, no Thai and kin), and what it goes on
 #: with: those, or a combining mark of its script.
 _START = f"[^\\W{_CJK}{_UNSPACED}]"
-_LETTER = f"(?:{_START}|[{_combining_marks()}])"
+_LETTER = f"(?:{_START}|[{WORD_MARKS}])"
 _TOKEN = re.compile(
     rf"(?P<version>\bv?\d+(?:\.\d+){{1,3}}\b)"
     rf"|(?P<cjk>[{_CJK}]+)"
