@@ -138,7 +138,9 @@ class Confidence:
     absent_words: tuple[str, ...] = ()
     """The query's own words (not generic ones, not names) no chunk of the vault holds."""
     covered: bool = False
-    """A passage found near the top holds nearly all the query's own words (`covers_query`)."""
+    """A passage found near the top holds nearly all the query's own words (`covers_query`;
+    the search reads the passages for it only when the query would be low confidence
+    otherwise)."""
 
     @property
     def low(self) -> bool:

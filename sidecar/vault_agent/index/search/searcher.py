@@ -194,13 +194,11 @@ class Searcher:
         )
         names_note = names_note or names_day
         confidence = Confidence(
-            ranked.top_cosine,
-            missing,
-            calibration,
-            names_note=names_note,
-            absent_words=unwritten,
-            covered=covers_query(query, top, self.sparse.analyzer),
+            ranked.top_cosine, missing, calibration, names_note=names_note, absent_words=unwritten
         )
+        if confidence.low:  # only then can the words of a passage found first outweigh it
+            covered = covers_query(query, top, self.sparse.analyzer)
+            confidence = replace(confidence, covered=covered)
         return Retrieval(passages, confidence)
 
     def _names_one_of(
