@@ -41,18 +41,24 @@ CHUNKS_VERSION = 7
 #: averages per token) is split without measuring it whole.
 _TOO_LONG_FACTOR = 16
 _TOO_LONG = 1 << 40
+#: What ends a sentence in scripts written with spaces (Latin's, Hindi's danda, Arabic's and
+#: Urdu's) and in CJK (no space after): chunks and the answer's quotes split at them.
+SPACED_FULL_STOPS = ".!?।॥؟۔"
+WIDE_FULL_STOPS = "。！？"
+#: A sentence's last mark, and the quotes or brackets that may close after it.
+_END = f"[{SPACED_FULL_STOPS}…{WIDE_FULL_STOPS}]"
+_CLOSERS = "[\"')\\]」』）]*"
 # Boundaries to split at, coarsest first; each keeps its separator with the piece before it.
 _BOUNDARIES = (
     re.compile(r"\n[ \t]*\n\s*"),  # paragraphs
     re.compile(r"\n"),  # lines (lists, tables, code)
-    # Sentences: Latin ends, Hindi's danda (।, ॥), Arabic's and Urdu's (؟ ۔), CJK ones.
-    re.compile(r"(?<=[.!?…।॥؟۔。！？])[\"')\]」』）]*\s*"),
+    re.compile(rf"(?<={_END}){_CLOSERS}\s*"),  # sentences
     re.compile(r"\s+"),  # words
 )
 
 
 #: The end of a finished sentence (a paragraph that is no lead-in).
-_SENTENCE_DONE = re.compile(r"[.!?…।॥؟۔。！？][\"')\]」』）]*\s*$")
+_SENTENCE_DONE = re.compile(rf"{_END}{_CLOSERS}\s*$")
 
 
 def wide_chars(text: str) -> int:

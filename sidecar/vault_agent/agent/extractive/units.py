@@ -17,10 +17,17 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from vault_agent.vault.chunker import HEADING_SEPARATOR, wide_chars
+from vault_agent.vault.chunker import (
+    HEADING_SEPARATOR,
+    SPACED_FULL_STOPS,
+    WIDE_FULL_STOPS,
+    wide_chars,
+)
 
 _HEADING_LINE = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
-_SENTENCE_END = re.compile(r"(?<=[.!?।॥؟۔])\s+(?=\S)|(?<=[。！？])\s*(?=\S)")
+_SENTENCE_END = re.compile(
+    rf"(?<=[{SPACED_FULL_STOPS}])\s+(?=\S)|(?<=[{WIDE_FULL_STOPS}])\s*(?=\S)"
+)
 _LIST_MARK = re.compile(r"^(?:[-*+]|\d+[.)])\s+(?:\[.\]\s+)?")
 _TABLE_RULE = re.compile(r"^\|?[\s:|-]+\|?$")
 _WIKILINK = re.compile(
