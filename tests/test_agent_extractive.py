@@ -711,6 +711,20 @@ def test_a_question_asks_when_only_with_when_before_a_verb(question: str, when: 
         ("माया कौन है?", None),
         ("कबूतर किसका है?", None),  # "कब" (when) begins "कबूतर" (pigeon)
         ("這個功能是哪個版本加入的？", "when"),
+        ("Lần cuối tôi tưới cây lan là khi nào?", "newest"),
+        ("Ninh xương bò bao lâu?", "quantity"),
+        ("Làm thế nào để xuất ghi chú sang PDF?", "how_to"),
+        ("Tôi đọc xong cuốn sách khi nào?", "when"),
+        ("Ai viết cuốn sách này?", None),
+        ("Kapan terakhir kali saya menyiram tanaman?", "newest"),
+        ("Berapa lama adonan harus mengembang?", "quantity"),
+        ("Siapa Maya?", None),
+        ("När plockade jag lingon senast?", "newest"),
+        ("Hur länge ska bullarna gräddas?", "quantity"),
+        ("Hvornår vandede jeg sidst planterne?", "newest"),
+        ("Hvordan kan jeg eksportere en note?", "how_to"),
+        ("Når kom Canvas for første gang?", "oldest"),
+        ("Hvem er Maya?", None),
     ],
 )
 def test_what_a_question_asks_for_is_read_in_many_languages(

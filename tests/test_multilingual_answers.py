@@ -138,3 +138,63 @@ async def test_in_a_language_whose_cosines_run_low_the_standout_sentence_is_show
     assert (await _journal_answer(journal, "내 고양이 이름이 뭐야?")).startswith(NOT_COVERED)
     monkeypatch.setattr(answerer, "STANDOUT", 9.0)
     assert (await _journal_answer(journal, hike)).startswith(NOT_COVERED)
+
+
+#: A Swedish journal: USE was never trained on Swedish (its 16 languages: `use.LANGUAGES`), so
+#: its cosines there are on no measured scale. It put "when did I last pick lingonberries?" at
+#: 0.63 to a sentence about the water being turned off at the cottage and at 0.30 to "Picked
+#: lingonberries, about three litres."
+SWEDISH = {
+    "Dagbok/2026-09-05.md": "---\ndate: 2026-09-05\n---\n# Lördag\n\n- Plockade kantareller i "
+    "skogen bakom stugan.\n- Ringde till farmor, hon fyller nittio i november.\n- Bytte däck på "
+    "bilen till vinterdäck.\n",
+    "Dagbok/2026-09-12.md": "---\ndate: 2026-09-12\n---\n# Lördag\n\n- Bakade kanelbullar med "
+    "barnen enligt mormors recept.\n- Simmade i sjön, vattnet var bara 14 grader.\n- Plockade "
+    "lingon, ungefär tre liter.\n",
+    "Kanelbullar.md": "# Mormors kanelbullar\n\n## Deg\n\nVärm 5 dl mjölk med 150 g smör. Rör "
+    "ner 50 g jäst, 1 dl socker och 2 tsk kardemumma.\n\n## Gräddning\n\nGrädda i 250 grader i "
+    "5 till 8 minuter, tills bullarna är gyllenbruna.\n",
+    "Stugan.md": "# Stugan i Dalarna\n\nStugan ligger vid Siljan, tre timmars bilresa från "
+    "Stockholm. Nyckeln hänger i förrådet bakom vedboden.\nVattnet stängs av i oktober så att "
+    "rören inte fryser under vintern.\n",
+    "Böcker.md": '# Lästa böcker\n\n- "Utvandrarna" av Vilhelm Moberg, läst i augusti.\n- '
+    '"Mannen som hette Ove" av Fredrik Backman, påbörjad.\n',
+}
+
+
+@pytest.fixture
+def swedish(tmp_path: Path) -> Iterator[tuple[VaultIndex, ToolsContext]]:
+    vault = tmp_path / "vault"
+    for name, text in SWEDISH.items():
+        (vault / name).parent.mkdir(parents=True, exist_ok=True)
+        (vault / name).write_text(text, encoding="utf-8")
+    settings = Settings(vault=vault, data_dir=tmp_path / "data", index={"embedding": "auto"})
+    with VaultIndex(settings) as index:
+        index.indexer.sync()
+        context = ToolsContext.from_index(index)
+        context.today = date(2026, 10, 1)
+        yield index, context
+
+
+async def test_in_a_language_the_model_was_not_trained_on_words_decide(
+    swedish: tuple[VaultIndex, ToolsContext], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    index, _ = swedish
+    assert index.searcher.embedder.model_name == USE_NAME
+    assert index.searcher.sparse.analyzer.language == "sv"
+    author = "Vem skrev Utvandrarna?"  # who wrote The Emigrants?
+    assert index.searcher.retrieve(author).confidence.calibration == confidence.UNREAD_LANGUAGE
+    answer = await _journal_answer(swedish, author)
+    assert not answer.startswith((UNSURE, NOT_COVERED)), answer
+    assert "Vilhelm Moberg" in _opening(answer), answer
+    # "When did I last pick lingonberries?": the newest dated note holding both words.
+    lingon = await _journal_answer(swedish, "När plockade jag lingon senast?")
+    assert lingon.startswith("2026-09-12: Plockade lingon"), lingon
+    # Two of its own words the journal never writes: which bank holds my mortgage?
+    mortgage = await _journal_answer(swedish, "Vilken bank har jag mitt bolån hos?")
+    assert mortgage.startswith(NOT_COVERED), mortgage
+    # Judged on USE's scale, as if it had been trained on Swedish: the cosines decide.
+    monkeypatch.setitem(confidence._TRAINED, USE_NAME, confidence._TRAINED[USE_NAME] | {"sv"})
+    assert (await _journal_answer(swedish, author)).startswith(UNSURE)
+    mortgage = await _journal_answer(swedish, "Vilken bank har jag mitt bolån hos?")
+    assert not mortgage.startswith(NOT_COVERED), mortgage

@@ -4,10 +4,10 @@ Five kinds: the newest or the oldest dated note ("when did I *last*..."), an amo
 many*...", "*is there a limit*..."), a time or a release ("*when*...", "*in which
 version*..."), and steps ("*how do I*...").
 A table per language (the languages the multilingual encoder reads, Chinese in both scripts,
-and Hindi, whose notes keyword search reads); each entry is a regular expression matched
-case-insensitively, as whole words for the languages written with spaces (a vowel sign is
-part of a word: "कब", when, is not the start of "कबूतर", pigeon), anywhere for Chinese,
-Japanese, Korean and Thai.
+and Hindi, Vietnamese, Indonesian and the Nordic languages, whose notes keyword search reads);
+each entry is a regular expression matched case-insensitively, as whole words for the
+languages written with spaces (a vowel sign is part of a word: "कब", when, is not the start of
+"कबूतर", pigeon), anywhere for Chinese, Japanese, Korean and Thai.
 
 "Which release" may name what was released ("which *Tasks* release", "in which *mobile app*
 version"): up to two words come between.
@@ -38,6 +38,11 @@ NEWEST = {
     "ar": r"آخر مرة|الأخير[ةه]?|أحدث|مؤخرا",  # bare "آخر" is also "other"
     "hi": r"पिछली बार|आखिरी बार|आख़िरी बार|हाल ही में|सबसे नय[ाी]",
     "ru": r"последн\w*|недавно",
+    "vi": r"lần cuối|gần đây nhất|gần nhất|mới nhất",
+    "id": r"terakhir(?: kali)?|terbaru|baru-baru ini",
+    "sv": r"senast|senaste|nyligen",
+    "da": r"sidst|seneste|for nylig",
+    "nb": r"sist|siste|nylig",
     _UNSPACED: r"最近|上次|最后|最後|前回|この前|마지막|최근|ล่าสุด|ครั้งสุดท้าย",
 }
 OLDEST = {
@@ -53,6 +58,11 @@ OLDEST = {
     "ar": r"أول",
     "hi": r"पहली बार|सबसे पहले",
     "ru": r"перв\w*",
+    "vi": r"lần đầu(?: tiên)?|đầu tiên|sớm nhất",
+    "id": r"pertama(?: kali)?|paling awal",
+    "sv": r"första gången|först",
+    "da": r"første gang|først",
+    "nb": r"første gang|først",
     _UNSPACED: r"第一次|最初|初めて|처음|최초|ครั้งแรก",
 }
 QUANTITY = {
@@ -74,6 +84,11 @@ QUANTITY = {
     "ar": r"كم|هل (?:هناك|يوجد) حد",
     "hi": r"कितन[ाेी]|क्या कोई (?:सीमा|अधिकतम)",
     "ru": r"сколько|есть ли (?:ограничение|лимит|максимум)",
+    "vi": r"bao nhiêu|bao lâu|bao xa|mấy (?:lần|ngày|giờ|tiếng|người|cái)|có giới hạn",
+    "id": r"berapa|apakah ada batas",
+    "sv": r"hur (?:mycket|många|länge|ofta|stor|varmt)",
+    "da": r"hvor (?:meget|mange|længe|ofte|stor)",
+    "nb": r"hvor (?:mye|mange|lenge|ofte|stor)",
     # Thai "เกี่ยว" (about) holds the letters of "กี่" (how many).
     _UNSPACED: r"多少|多久|多长|几|幾|多長|どのくらい|何[個回分時日]|いくら|얼마나|몇|上限|최대|"
     r"เท่าไร|เท่าไหร่|(?<!เ)กี่",
@@ -107,6 +122,11 @@ WHEN = {
     "ar": r"متى|منذ متى|(?:في )?أي (?:إصدار|نسخة)",
     "hi": r"कब|कब से|किस (?:संस्करण|वर्जन)",
     "ru": r"когда|с какой версии|в какой версии",
+    "vi": r"khi nào|lúc nào|bao giờ|hồi nào|ngày nào|năm nào|phiên bản nào",
+    "id": r"kapan|sejak kapan|versi (?:mana|berapa)",
+    "sv": r"när|vilken version",
+    "da": r"hvornår|hvilken version",
+    "nb": r"når|hvilken versjon",
     _UNSPACED: r"什么时候|什麼時候|何时|哪个版本|哪個版本|哪一版|いつ|どのバージョン|"
     r"언제|어느 버전|เมื่อไร|เมื่อไหร่|เวอร์ชันไหน|รุ่นไหน",
 }
@@ -125,6 +145,8 @@ WHERE = {
     "ar": r"أين",
     "hi": r"कहाँ|कहां",
     "ru": r"где|куда",
+    "vi": r"ở đâu|chỗ nào|nơi nào",
+    "id": r"di ?mana|ke ?mana",
     _UNSPACED: r"哪里|哪裡|在哪|どこ|어디|ที่ไหน",
 }
 HOW_TO = {
@@ -140,6 +162,11 @@ HOW_TO = {
     "ar": r"كيف",
     "hi": r"कैसे",
     "ru": r"как (?:мне|можно|сделать|добавить|создать)",
+    "vi": r"làm sao|làm thế nào|cách (?:nào|để)",
+    "id": r"bagaimana(?: cara)?|cara (?:membuat|menambahkan|mengatur)",
+    "sv": r"hur (?:gör|kan|ska) (?:jag|man)",
+    "da": r"hvordan (?:gør|kan|skal) (?:jeg|man)",
+    "nb": r"hvordan (?:gjør|kan|skal) (?:jeg|man)",
     _UNSPACED: r"怎么|如何|怎样|どうやって|どうすれば|方法は|어떻게|방법|怎麼|怎樣|อย่างไร|ยังไง|วิธี",
 }
 

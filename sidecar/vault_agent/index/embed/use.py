@@ -27,6 +27,11 @@ from vault_agent.vault.chunker import approximate_tokens
 Vector = NDArray[np.float32]
 
 MODEL_NAME = "vault-agent/use-multilingual-v3"
+#: The languages USE was trained on (ISO 639-1; Chinese in both scripts is "zh"): in another
+#: one its vectors still come out, but their cosines measure little.
+LANGUAGES = frozenset(
+    {"ar", "de", "en", "es", "fr", "it", "ja", "ko", "nl", "pl", "pt", "ru", "th", "tr", "zh"}
+)
 VECTOR_NAME = "use-multilingual-v3"
 DIM = 512
 #: USE averages every token it is given (no limit); chunks are kept as short as MiniLM's so a

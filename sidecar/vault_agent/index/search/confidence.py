@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from vault_agent.index.embed.minilm import MODEL_NAMES as MINILM_NAMES
 from vault_agent.index.embed.names import names_in
 from vault_agent.index.embed.terms import Analyzer, term_id
+from vault_agent.index.embed.use import LANGUAGES as USE_LANGUAGES
 from vault_agent.index.embed.use import MODEL_NAME as USE_NAME
 from vault_agent.index.search.hints import date_words
 from vault_agent.index.store.protocol import ChunkPayload
@@ -114,13 +115,27 @@ USE_ACROSS_LANGUAGES = Calibration(
 )
 #: A model nobody measured: a name the vault never mentions is the only evidence.
 UNCALIBRATED = Calibration(low=-1.0, named=2.0)
+#: A packaged model reading a language it was not trained on (USE on Swedish, Vietnamese,
+#: Hindi or Indonesian notes): its cosines are on no scale anyone measured. In a small Swedish
+#: journal USE put "who wrote The Emigrants?" under its sentence floor to the line that says,
+#: and a line about the cottage's water at 0.63 to "when did I last pick lingonberries?", the
+#: line that answers at 0.30. Words decide there: a name, or two of the question's own words,
+#: the vault never writes say it doesn't cover it; shared words weigh as for USE.
+UNREAD_LANGUAGE = Calibration(low=-1.0, named=2.0, absent=2.0, lexical_weight=0.2)
 _CALIBRATIONS = {**dict.fromkeys(MINILM_NAMES.values(), MINILM), USE_NAME: USE}
 _ACROSS_LANGUAGES = {USE_NAME: USE_ACROSS_LANGUAGES}
+#: The languages each packaged model was trained on.
+_TRAINED = {**dict.fromkeys(MINILM_NAMES.values(), frozenset({"en"})), USE_NAME: USE_LANGUAGES}
 
 
-def calibration_for(model_name: str, across_languages: bool = False) -> Calibration:
-    """The thresholds measured for dense model `model_name`, for a question in the notes'
-    language or (`across_languages`) in another one."""
+def calibration_for(
+    model_name: str, language: str | None = None, across_languages: bool = False
+) -> Calibration:
+    """The thresholds measured for dense model `model_name`, for a question in `language`
+    (None: unknown), in the notes' language or (`across_languages`) in another one."""
+    trained = _TRAINED.get(model_name)
+    if trained is not None and language is not None and language not in trained:
+        return UNREAD_LANGUAGE
     table = _ACROSS_LANGUAGES if across_languages else _CALIBRATIONS
     return table.get(model_name, UNCALIBRATED)
 

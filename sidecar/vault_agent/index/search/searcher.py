@@ -179,7 +179,9 @@ class Searcher:
         unwritten: tuple[str, ...] = ()
         if ranked.foreign_language is None:
             unwritten = absent_words(query, ranked.absent_terms, self.sparse.analyzer)
-        calibration = calibration_for(self.embedder.model_name, ranked.foreign_language is not None)
+        foreign = ranked.foreign_language
+        language = foreign or self.sparse.analyzer.language
+        calibration = calibration_for(self.embedder.model_name, language, foreign is not None)
         # A question naming a note found first ("Kevin Kelly's advice on tools", "what does
         # Tomás do?") is about it, however far its wording is from the note's.
         top = [passage.chunk for passage in passages[:NAMED_RANKS]]
