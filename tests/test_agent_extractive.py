@@ -378,7 +378,8 @@ CHANGELOG = {
     "Guides/Icons.md": "# Icons\n\nPlugins can add their own custom icons to the app.\n\n"
     "Call addIcon() with the SVG:\n\n```ts\nthis.addIcon('dice', '<circle cx=\"50\" />');\n```\n",
     "Billing/FAQ.md": "# Billing FAQ\n\n**Can I get my money back for the Pro plan?**\n\nYes: "
-    "every purchase is refunded in full within 7 days.\n",
+    "every purchase is refunded in full within 7 days.\n\n**Does cancelling sign me out of my "
+    "devices?**\nNo. Every device stays signed in until the paid month ends.\n",
     "Recipes/Plum tart.md": "---\nlast: 2024-05-02\n---\n# Plum tart\n\n"
     + "".join(f"- Bake step {n}: bake the tart shell for {n} minutes more.\n" for n in range(30)),
     "Advice.md": "# Advice\n\n- Separate the processes of creation from improving. You can't "
@@ -535,6 +536,11 @@ async def test_a_question_in_the_notes_is_answered_by_what_follows_it(
     question = "Can I get my money back for the Pro plan?"
     done = done_of(await ask(changelog, ExtractiveAnswerer(), question))
     assert done.answer.startswith("Yes: every purchase is refunded in full"), done.answer
+    # A bare "No." after the question says nothing on its own: the reason after it is read on.
+    question = "Will I be signed out of my devices when I cancel?"
+    done = done_of(await ask(changelog, ExtractiveAnswerer(), question))
+    first = done.answer.splitlines()[0]
+    assert "No. Every device stays signed in until the paid month ends." in first, done.answer
 
 
 async def test_an_amount_the_notes_never_state_is_not_covered(changelog: VaultIndex) -> None:

@@ -11,6 +11,7 @@ seem to cover the question and names the closest notes, as closest, not as an an
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from itertools import zip_longest
@@ -172,6 +173,10 @@ def _subject_files(plan: SearchPlan, context: ToolsContext) -> set[str]:
     return {file for file in resolved if file}
 
 
+#: What a unit says after the last question it asks.
+_REPLY = re.compile(r"[?？](?P<reply>[^?？]*)$")
+
+
 def _relevant(quotes: list[Quote]) -> list[Quote]:
     if not quotes:
         return []
@@ -213,17 +218,34 @@ def answer_first(quotes: list[Quote], kept: list[Quote], plan: SearchPlan) -> li
 
 def _answered(quote: Quote, quotes: list[Quote]) -> Quote:
     """A quote that asks a question (a FAQ's "Can I get a refund?") answers nothing itself:
-    the unit after it in its section does."""
-    if not quote.unit.text.rstrip("*_ ").endswith(("?", "？")):
+    the unit after it in its section does. One that goes on past its question by too few
+    words to say why (a FAQ's "**Will I be logged out?** No.") is read on into the next."""
+    asked = _REPLY.search(quote.unit.text)
+    reply = asked.group("reply").strip("*_ ") if asked else ""
+    if (
+        asked is None
+        or len(reply.split()) >= ANSWER_WORDS
+        or wide_chars(reply) >= ANSWER_WIDE_CHARS
+    ):
         return quote
-    after = [
+    after = _next(quote, quotes)
+    if after is None:
+        return quote
+    if not reply:  # the question alone: what follows answers it
+        return replace(after, score=quote.score)
+    return replace(quote, unit=replace(quote.unit, text=f"{quote.unit.text} {after.unit.text}"))
+
+
+def _next(quote: Quote, quotes: list[Quote]) -> Quote | None:
+    """The unit right after `quote` in its section, if it was scored."""
+    after = (
         q
         for q in quotes
         if q.ref == quote.ref
         and q.unit.heading == quote.unit.heading
         and q.unit.position == quote.unit.position + 1
-    ]
-    return replace(after[0], score=quote.score) if after else quote
+    )
+    return next(after, None)
 
 
 def _fitting_lead(quotes: list[Quote], best: Quote, plan: SearchPlan) -> Quote | None:
