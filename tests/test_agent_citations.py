@@ -4,6 +4,8 @@ images. Pure functions over a small in-memory link graph."""
 from __future__ import annotations
 
 import pytest
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
 
 from vault_agent.agent.citations.checker import (
     check_answer,
@@ -15,6 +17,7 @@ from vault_agent.agent.citations.links import (
 )
 from vault_agent.agent.safe_markdown import sanitise_markdown
 from vault_agent.vault.graph import LinkGraph
+from vault_agent.vault.markdown import scan_markdown
 
 FILES = [
     "Recipes/Miso Soup.md",
@@ -97,6 +100,52 @@ def test_aliases_embeds_and_section_only_links(graph: LinkGraph) -> None:
         ("People/Maya Okafor.md", ""),
         ("Recipes/Miso Soup.md", "Method"),
     ]
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        "!![[Miso Soup]]",
+        "!!![[Miso Soup]]",
+        "!![[Miso Soup|the soup]]",
+        "!![[Miso Soup#Method]]",
+        "!![[Recipes/Miso Soup.md]]",
+        "!<span title=x>[[Miso Soup]]",  # the tag goes, the "!" meets the link
+        "![<span title=x>[[Miso Soup]]",
+        "!<span title=x>[the soup](Recipes/Miso%20Soup.md)",
+        "![the soup](Recipes/Miso%20Soup.md)",  # a markdown embed of the note
+        "!![the soup](Recipes/Miso%20Soup.md)",
+        "![chart](attachments/chart.png)",
+    ],
+)
+def test_nothing_embeds_in_a_checked_answer_whatever_comes_before_a_link(
+    graph: LinkGraph, written: str
+) -> None:
+    # Found by an audit: the embed became a link, but the "!" written before it made the link
+    # an embed again (Obsidian would paste the note in, and load its remote images).
+    checked = check_answer(f"Dashi first {written}.", {"Recipes/Miso Soup.md"}, graph)
+    assert "![[" not in checked.answer, checked.answer
+    assert not any(token.type == "image" for token in _inline_tokens(checked.answer))
+    # Read as Obsidian reads it (wikilinks and markdown links alike): links, no embed.
+    assert not any(link.embed for link in scan_markdown(checked.answer).links), checked.answer
+
+
+def test_an_embed_quoted_as_code_stays_as_written() -> None:
+    text = "Write `![[Note]]` to embed, or:\n\n```\n![[Note]]\n```\n\nnot !![[Note]]"
+    safe = sanitise_markdown(text, embeds=False).markdown
+    assert safe == "Write `![[Note]]` to embed, or:\n\n```\n![[Note]]\n```\n\nnot [[Note]]"
+
+
+def _inline_tokens(markdown: str) -> list[Token]:
+    """Every inline token markdown-it makes of ``markdown``, nested ones too."""
+    found: list[Token] = []
+    pending = [t for t in MarkdownIt("commonmark").parse(markdown) if t.children]
+    while pending:
+        for child in pending.pop().children or []:
+            found.append(child)
+            if child.children:
+                pending.append(child)
+    return found
 
 
 def test_the_models_sources_list_is_replaced_by_ours(graph: LinkGraph) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import os
 import shutil
 import string
@@ -23,6 +24,7 @@ from urllib.parse import quote
 
 import pytest
 
+from pdf_factory import write_pdf
 from server_support import AUTH, api_settings, serve_api
 from vault_agent.index.embed.bm25 import Bm25Encoder
 from vault_agent.index.embed.minilm import MiniLmEmbedder, Vector
@@ -32,7 +34,15 @@ from vault_agent.index.sync.status import (
     SyncReport,
 )
 from vault_agent.index.vault_index import VaultIndex
+from vault_agent.vault import files
 from vault_agent.vault.chunker import Chunk, chunk_note
+from vault_agent.vault.files import (
+    PathOutsideVaultError,
+    RefusedFileError,
+    VaultFile,
+    read_vault_file,
+    resolve_in_vault,
+)
 from vault_agent.vault.notes import MAX_ALIASES, MAX_TAGS, Note, parse_note
 
 BULK = 5_000
@@ -521,6 +531,130 @@ def test_a_symlinked_note_never_carries_a_hidden_ignored_or_other_file_in(
             assert "not followed" in (status[link].reason or ""), link
             assert not index.searcher.search(secret, limit=3, mode="sparse"), secret
         assert status["Alias.md"].state == "indexed"
+
+
+def swap_for_symlink(link: Path, target: str) -> None:
+    """Make `link` a symlink to `target` in one step (what a sync tool's rename does)."""
+    temporary = link.with_name(f".{link.name}.swap")
+    temporary.symlink_to(target)
+    temporary.replace(link)
+
+
+async def test_a_note_that_becomes_a_symlink_after_the_scan_is_never_read(
+    tmp_path: Path, embedder: MiniLmEmbedder, sparse: Bm25Encoder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Found by an audit, as a race (a writer flipping a note between a file and a symlink):
+    the scan checked a regular note, the indexer then read the path again, following the
+    symlink put there since into an ignored or hidden note. Here the swap comes between the
+    scan and the read, every time; for a PDF, also between its hash and its extraction."""
+    vault = tmp_path / "vault"
+    secrets = {
+        "Private/secret.md": "# Secret\n\nThe ignoredraceword.\n",
+        ".obsidian/notes.md": "# Hidden\n\nThe hiddenraceword.\n",
+    }
+    for file, text in secrets.items():
+        (vault / file).parent.mkdir(parents=True, exist_ok=True)
+        (vault / file).write_text(text, encoding="utf-8")
+    write_pdf(vault / "Private" / "secret.pdf", [["The ignoredpdfword."]])
+    (vault / "Hostile").mkdir()
+    swaps = {
+        "Hostile/race.md": "../Private/secret.md",
+        "Hostile/dot.md": "../.obsidian/notes.md",
+        "Hostile/race.pdf": "../Private/secret.pdf",
+    }
+    for file in swaps:
+        if file.endswith(".pdf"):
+            write_pdf(vault / file, [["A plain racepdfword."]])
+        else:
+            (vault / file).write_text("# Race\n\nA plain raceword.\n", encoding="utf-8")
+    write_pdf(vault / "Hostile" / "late.pdf", [["A plain latepdfword."]])
+    settings = api_settings(vault, tmp_path, index={"ignore": ["Private/**"], "pdf_workers": 0})
+    with VaultIndex(settings, embedder=embedder, sparse=sparse) as index:
+        indexer = index.indexer
+        scan, content_hash = indexer._scan, indexer._pdfs.content_hash
+
+        def scan_then_swap(paths: list[str] | None, problems: dict[str, str]) -> list[VaultFile]:
+            found = scan(paths, problems)
+            for link, target in swaps.items():
+                swap_for_symlink(vault / link, target)
+            return found
+
+        def hash_then_swap(vault_file: VaultFile) -> str:
+            digest = content_hash(vault_file)
+            if vault_file.file == "Hostile/late.pdf":  # checked and hashed, then swapped
+                swap_for_symlink(vault / vault_file.file, "../Private/secret.pdf")
+            return digest
+
+        monkeypatch.setattr(indexer, "_scan", scan_then_swap)
+        monkeypatch.setattr(indexer._pdfs, "content_hash", hash_then_swap)
+        indexer.sync()
+        status = statuses(index)
+        for file in swaps:
+            assert status[file].state == "skipped", (file, status[file])
+            assert "not followed" in (status[file].reason or ""), file
+        assert status["Hostile/late.pdf"].state == "failed"
+        assert "changed while it was read" in (status["Hostile/late.pdf"].reason or "")
+        for word in ("ignoredraceword", "hiddenraceword", "ignoredpdfword"):
+            assert not index.searcher.search(word, limit=3, mode="sparse"), word
+        async with serve_api(settings, vault_index=index) as api:
+            for file in (*swaps, "Hostile/late.pdf"):
+                async with api.session.get(api.url(f"/v1/notes/{file}"), headers=AUTH) as answer:
+                    assert answer.status == 404, file
+                    assert "ignored" not in await answer.text()
+
+
+def test_a_symlink_swapped_in_after_the_check_is_not_opened(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`open_vault_file` opens what it checked: a symlink put in place of the file, or of a
+    folder on its way, between its checks and its open is refused, not followed."""
+    vault = tmp_path / "vault"
+    (vault / "Private").mkdir(parents=True)
+    (vault / "Private" / "secret.md").write_text("secret", encoding="utf-8")
+    (vault / "Inbox").mkdir()
+    (vault / "Inbox" / "note.md").write_text("plain", encoding="utf-8")
+    assert read_vault_file(vault, "Inbox/note.md", ["Private/**"]) == b"plain"
+    opening = files._open_beneath
+
+    def after(change: Callable[[], None]) -> Callable[[Path, Sequence[str]], int]:
+        def open_after_change(root: Path, parts: Sequence[str]) -> int:
+            change()
+            return opening(root, parts)
+
+        return open_after_change
+
+    note = vault / "Inbox" / "note.md"
+    monkeypatch.setattr(files, "_open_beneath", after(lambda: swap_for_symlink(note, "../x")))
+    (vault / "x").write_text("not what was checked", encoding="utf-8")
+    with pytest.raises(RefusedFileError, match="symlink"):
+        read_vault_file(vault, "Inbox/note.md", ["Private/**"])
+
+    def swap_folder() -> None:  # Inbox/ becomes a symlink to Private/, which has a note.md
+        (vault / "Inbox").rename(vault / "Old")
+        (vault / "Inbox").symlink_to("Private", target_is_directory=True)
+
+    (vault / "Private" / "note.md").write_text("secret", encoding="utf-8")
+    monkeypatch.setattr(files, "_open_beneath", after(swap_folder))
+    with pytest.raises(RefusedFileError, match="symlink"):
+        read_vault_file(vault, "Inbox/note.md", ["Private/**"])
+
+
+def test_a_path_changing_while_it_is_resolved_is_refused_not_a_crash(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Seen while racing the above: a symlink that is a file again by the time it is read
+    (readlink: EINVAL) made `GET /v1/notes/...` answer 500."""
+    (tmp_path / "race.md").write_text("plain", encoding="utf-8")
+    realpath = os.path.realpath
+
+    def swapped(path: str, *args: bool, **kwargs: bool) -> str:
+        if str(path).endswith("race.md"):
+            raise OSError(errno.EINVAL, "Invalid argument", str(path))
+        return realpath(path, *args, **kwargs)
+
+    monkeypatch.setattr(os.path, "realpath", swapped)
+    with pytest.raises(PathOutsideVaultError, match="could not be resolved"):
+        resolve_in_vault(tmp_path, "race.md")
 
 
 def test_a_watched_change_behind_a_symlinked_folder_is_not_indexed(

@@ -283,6 +283,26 @@ ODD = {
         f"GET http://evil.example/v1/index HTTP/1.1\r\nHost: evil.example\r\n{AUTHORIZED}\r\n",
         403,
     ),
+    # Found by an audit: aiohttp serves the target's host, and only the header was checked.
+    "absolute-form target naming another host, loopback Host": (
+        f"GET http://evil.example/v1/index HTTP/1.1\r\nHost: 127.0.0.1\r\n{AUTHORIZED}\r\n",
+        403,
+    ),
+    "absolute-form target with userinfo": (
+        f"GET http://evil@127.0.0.1/v1/index HTTP/1.1\r\nHost: 127.0.0.1\r\n{AUTHORIZED}\r\n",
+        403,
+    ),
+    # Found by an audit: only the first Origin was checked.
+    "two Origins, Obsidian's first": (
+        f"{INDEX}Host: 127.0.0.1\r\nOrigin: app://obsidian.md\r\n"
+        f"Origin: https://evil.example\r\n{AUTHORIZED}\r\n",
+        403,
+    ),
+    "two Origins, the foreign one first": (
+        f"{INDEX}Host: 127.0.0.1\r\nOrigin: https://evil.example\r\n"
+        f"Origin: app://obsidian.md\r\n{AUTHORIZED}\r\n",
+        403,
+    ),
     "two Hosts, the loopback one first": (
         f"{INDEX}Host: 127.0.0.1\r\nHost: evil.example\r\n{AUTHORIZED}\r\n",
         400,
@@ -344,6 +364,56 @@ async def test_header_oddities_and_smuggling_forms_get_a_clear_4xx(api: Api, cas
     await still_serving(api)
 
 
+async def test_an_absolute_form_target_naming_the_loopback_is_served(api: Api) -> None:
+    host, port = address(api)
+    data = f"GET http://{host}:{port}/v1/index?files=none HTTP/1.1\r\nHost: {host}\r\n"
+    answer = await raw(api, f"{data}{AUTHORIZED}Connection: close\r\n\r\n".encode())
+    assert status_of(answer) == 200, answer[:300]
+
+
+EXPECT = "POST /v1/search HTTP/1.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\n"
+
+
+@pytest.mark.parametrize(
+    ("head", "status", "code"),
+    [
+        (f"{EXPECT}Host: 127.0.0.1\r\n{AUTHORIZED}", 417, "expectation_failed"),
+        (f"{EXPECT}Host: evil.example\r\n{AUTHORIZED}", 403, "host_not_allowed"),
+        (f"{EXPECT}Host: 127.0.0.1\r\nOrigin: https://evil.example\r\n", 403, "origin_not_allowed"),
+        (
+            "POST /v1/nowhere HTTP/1.1\r\nContent-Length: 2\r\nHost: 127.0.0.1\r\n",
+            417,
+            "expectation_failed",
+        ),
+    ],
+    ids=["after the checks", "a foreign Host", "a foreign Origin", "no such route"],
+)
+async def test_an_unknown_expectation_is_refused_in_the_error_shape_quoting_nothing(
+    api: Api, head: str, status: int, code: str
+) -> None:
+    """Found by an audit: aiohttp answered `Expect: <anything>` itself, before any check, in
+    plain text quoting the header."""
+    answer = await raw(api, f"{head}Expect: 200-quoted-back\r\n\r\n{{}}".encode())
+    assert status_of(answer) == status, answer[:300]
+    assert error_code_of(answer) == code
+    assert b"quoted-back" not in answer
+    await still_serving(api)
+
+
+async def test_expect_100_continue_still_gets_its_interim_answer(api: Api) -> None:
+    head = f"{EXPECT}Host: 127.0.0.1\r\n{AUTHORIZED}Expect: 100-continue\r\n\r\n"
+    reader, writer = await asyncio.open_connection(*address(api))
+    try:
+        writer.write(head.encode())
+        interim = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 5)
+        assert interim.startswith(b"HTTP/1.1 100 Continue")
+        writer.write(b"{}")
+        final = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 5)
+        assert final.startswith(b"HTTP/1.1 422")  # the body reached the route: no query
+    finally:
+        writer.close()
+
+
 async def test_a_crowd_of_questions_syncs_and_aborts_leaves_the_server_answering(api: Api) -> None:
     """120 questions, 20 waited syncs and 60 questions abandoned mid-answer, all at once."""
     question = {"question": "When did I last feed the sourdough starter?"}
@@ -366,6 +436,29 @@ async def test_a_crowd_of_questions_syncs_and_aborts_leaves_the_server_answering
     crowd = [ask() for _ in range(120)] + [sync() for _ in range(20)]
     results = await asyncio.gather(*crowd, *(abandon() for _ in range(60)))
     assert all(results)
+    await still_serving(api)
+
+
+async def test_a_client_hanging_up_on_a_question_is_no_server_error(api: Api) -> None:
+    """Found by an audit: a client that sent a whole question and hung up at once made the
+    stream's start fail writing its headers, logged as an ERROR with a traceback (the 500
+    path). A client going away, before or while the answer streams, is an ordinary event."""
+    body = json.dumps({"question": "When did I last feed the sourdough starter?"}).encode()
+    request = (
+        f"POST /v1/ask HTTP/1.1\r\nHost: 127.0.0.1\r\n{AUTHORIZED}"
+        f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
+    ).encode() + body
+    before = len(LOG_LINES)
+    for attempt in range(40):
+        _, writer = await asyncio.open_connection(*address(api))
+        writer.write(request)
+        if attempt % 2:  # half of them hang up a moment later, while the answer starts
+            await asyncio.sleep(0.01 * (attempt % 5))
+        writer.close()
+    await asyncio.sleep(1.0)
+    written = LOG_LINES[before:]
+    assert [line for line in written if line.startswith(("ERROR", "CRITICAL"))] == []
+    assert any("client closed the ask stream" in line for line in written), written[-20:]
     await still_serving(api)
 
 

@@ -119,6 +119,15 @@ async def test_health_answers_without_token(api: Api) -> None:
         }
 
 
+async def test_health_answers_head_without_token_as_it_answers_get(api: Api) -> None:
+    # Found by an audit: HEAD /v1/health asked for a token (HEAD had no route of its own).
+    async with api.session.head(api.url("/v1/health")) as response:
+        assert response.status == 200
+        assert response.headers["Content-Type"].startswith("application/json")
+    async with api.session.head(api.url("/v1/index")) as response:
+        assert response.status == 401
+
+
 #: The same vector is in plugin/tests/impostor.test.ts: both sides compute one proof.
 CHALLENGE = "0123456789abcdef0123456789abcdef"
 PROOF = "2128f73919146dfbe0cd9948861b079eec603545dddd39d1cd764a77ecd08767"

@@ -18,10 +18,14 @@ entity decoding, unescaping and WHATWG URL parsing, never by how it is spelled:
   which would make the rest of the answer (its citations and Sources list) raw HTML;
 - a reference definition that is neither a vault resource nor a safe link is removed.
 
+With ``embeds=False`` (the citation check's last pass, :mod:`vault_agent.agent.citations.checker`)
+nothing embeds at all: an embed ``![[...]]`` would paste a whole note (and load what it shows),
+and so would an image naming one (``![x](Note.md)``). Every ``!`` right before ``[[`` is removed
+(the link stays a link) and every image becomes its text, wherever the ``!`` came from (the
+model, or a removal that brought it next to a link).
+
 Code spans and blocks render as text and are left alone. The rewritten text is parsed again
-until nothing changes (a removal can never make a new image, but the check costs little). The
-answer's ``[[wikilinks]]`` are the citation check's (:mod:`vault_agent.agent.citations.checker`): it
-turns every embed ``![[...]]`` into a link or removes it.
+until nothing changes, so no edit can leave behind what an earlier pass would have removed.
 """
 
 from __future__ import annotations
@@ -58,6 +62,8 @@ _TYPE_1_END = re.compile(r"</(?:script|pre|style|textarea)>", re.IGNORECASE)
 _OPEN_TAG_NAME = re.compile(r"<([A-Za-z][A-Za-z0-9-]*)")
 #: Characters escaped when a link's text replaces the link, so that it stays text.
 _MARKUP = re.compile(r"([\\`*_\[\]<>!&~|])")
+#: The "!" (however many) that makes the wikilink after it an embed.
+_EMBED_MARK = re.compile(r"!+(?=\[\[)")
 #: At most this many rewrite passes; an answer needing more is shown as plain text.
 MAX_PASSES = 8
 #: A removed tag is reported with at most this many characters.
@@ -74,14 +80,17 @@ class SafeMarkdown:
     element or comment (closing tags are not listed)."""
 
 
-def sanitise_markdown(markdown: str, links: Callable[[str], bool] = is_safe_link) -> SafeMarkdown:
+def sanitise_markdown(
+    markdown: str, links: Callable[[str], bool] = is_safe_link, *, embeds: bool = True
+) -> SafeMarkdown:
     """``markdown`` rewritten so that rendering it loads nothing but vault resources, and a
-    link stays one only where ``links`` allows its URL (else it becomes its text)."""
+    link stays one only where ``links`` allows its URL (else it becomes its text). Without
+    ``embeds``, nothing embeds either: no ``![[...]]`` and no image is left outside code."""
     # The parser works on normalised text (CRLF, NUL): edits are made on the same text.
     text = markdown.replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "\ufffd")
     removed: list[str] = []
     for _ in range(MAX_PASSES):
-        edits = _edits(text, removed, links)
+        edits = _edits(text, removed, links, embeds)
         rewritten = _apply(text, edits)
         if rewritten == text:
             return SafeMarkdown(text, _unique(removed))
@@ -99,17 +108,19 @@ class _Edit:
     replacement: str
 
 
-def _edits(text: str, removed: list[str], links: Callable[[str], bool]) -> list[_Edit]:
+def _edits(
+    text: str, removed: list[str], links: Callable[[str], bool], embeds: bool
+) -> list[_Edit]:
     """What to change in ``text`` (one parse), recording what goes into ``removed``."""
     env: dict[str, Any] = {}
     tokens = _PARSER.parse(text, env)
     lines = _Lines(text)
-    edits: list[_Edit] = []
+    edits: list[_Edit] = [] if embeds else _embed_edits(text, tokens)
     unsafe_images: set[str] = set()
     definitions: list[Token] = []
     for index, token in enumerate(tokens):
         if token.type == "inline" and token.children and token.map:
-            found = _inline_edits(token.children, removed, unsafe_images, links)
+            found = _inline_edits(token.children, removed, unsafe_images, links, embeds)
             if not found:
                 continue
             to_source = lines.locate(token, tokens[index - 1] if index else None)
@@ -132,7 +143,7 @@ def _edits(text: str, removed: list[str], links: Callable[[str], bool]) -> list[
             # block elsewhere would read it: its images and links are judged as well.
             inline = _PARSER.parseInline(token.content, env)[0]
             found = _inline_edits(
-                inline.children or [], removed, unsafe_images, links, markup_only=True
+                inline.children or [], removed, unsafe_images, links, embeds, markup_only=True
             )
             to_source = lines.locate(token, None) if found else None
             if to_source is not None:
@@ -159,6 +170,7 @@ def _inline_edits(
     removed: list[str],
     unsafe_images: set[str],
     links: Callable[[str], bool],
+    embeds: bool,
     markup_only: bool = False,
 ) -> list[_Edit]:
     """Edits for one paragraph, heading or table cell, in its text's offsets (the spans its
@@ -171,6 +183,9 @@ def _inline_edits(
         if child.type == "image":
             src = str(child.attrs.get("src", ""))
             if is_vault_resource(src):
+                if not embeds:  # `![x](Note.md)` embeds the note, as `![[Note]]` does
+                    removed.append(src)
+                    edits.append(_Edit(*span, _MARKUP.sub(r"\\\1", _words(child.children))))
                 continue
             removed.append(src)
             unsafe_images.add(src)
@@ -226,8 +241,13 @@ def _unclosed_type_1(text: str, start: int, end: int) -> bool:
 
 def _link_text(children: list[Token], open_index: int) -> str:
     """The words of the link opened at ``open_index`` (images and markup left out)."""
+    return _words(children[open_index + 1 :])
+
+
+def _words(tokens: list[Token] | None) -> str:
+    """The words of inline ``tokens``, up to a link's end (images and markup left out)."""
     words: list[str] = []
-    for child in children[open_index + 1 :]:
+    for child in tokens or []:
         if child.type == "link_close":
             break
         if child.type in ("text", "text_special", "code_inline"):
@@ -235,6 +255,31 @@ def _link_text(children: list[Token], open_index: int) -> str:
         elif child.type in ("softbreak", "hardbreak"):
             words.append(" ")
     return "".join(words)
+
+
+def _embed_edits(text: str, tokens: list[Token]) -> list[_Edit]:
+    """Edits removing the ``!`` of every ``![[`` outside code: the link stays, unembedded."""
+    code = _code_spans(text, tokens)
+    return [
+        _Edit(*match.span(), "")
+        for match in _EMBED_MARK.finditer(text)
+        if not any(start <= match.start() < end for start, end in code)
+    ]
+
+
+def _code_spans(text: str, tokens: list[Token]) -> list[tuple[int, int]]:
+    """Where ``text`` is code (blocks, and the inline code of blocks whose text is placed)."""
+    lines = _Lines(text)  # its own: placing table cells is stateful
+    spans: list[tuple[int, int]] = []
+    for index, token in enumerate(tokens):
+        if token.type in ("fence", "code_block") and token.map:
+            spans.append(lines.span(token.map))
+        elif token.type == "inline" and token.children and token.map:
+            code = [c.meta["span"] for c in token.children if c.type == "code_inline"]
+            to_source = lines.locate(token, tokens[index - 1] if index else None) if code else None
+            if to_source is not None:  # unplaced: not code, so its "![[" goes (stricter)
+                spans += [to_source(*span) for span in code]
+    return spans
 
 
 def _opened(tag: str) -> str | None:

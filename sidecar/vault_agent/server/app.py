@@ -37,6 +37,7 @@ from vault_agent.server.routes import ROUTES, setup_routes
 from vault_agent.server.security import (
     add_response_headers,
     auth_middleware,
+    expect_middleware,
     host_middleware,
     origin_middleware,
 )
@@ -65,8 +66,14 @@ def make_app(
     """
     app = web.Application(
         # Order matters: errors outermost (everything leaves in the error shape), then Host
-        # and Origin, which need no token, then the token.
-        middlewares=[error_middleware, host_middleware, origin_middleware, auth_middleware],
+        # and Origin, which need no token, an Expect the sidecar can't meet, then the token.
+        middlewares=[
+            error_middleware,
+            host_middleware,
+            origin_middleware,
+            expect_middleware,
+            auth_middleware,
+        ],
         client_max_size=settings.server.max_body_bytes,
     )
     app[SETTINGS] = settings

@@ -7,7 +7,10 @@ error), ``data:`` its JSON (see `vault_agent.agent.events`). Failures before the
 
 A client that disconnects or aborts cancels this handler (the server runs with
 ``handler_cancellation``); the cancellation reaches the agent loop, which closes the model's
-HTTP stream on its way out, so the model stops generating too.
+HTTP stream on its way out, so the model stops generating too. A client may also be gone
+before the cancellation arrives: then writing fails, as the stream starts (its headers), while
+it streams or at its last event. Either way that is the client's doing, logged at INFO, never
+a server error.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ import logging
 from collections.abc import AsyncGenerator
 
 from aiohttp import web
-from aiohttp_sse import sse_response
+from aiohttp_sse import EventSourceResponse
 
 from vault_agent.agent.events import AgentEvent, ErrorEvent
 from vault_agent.agent.loop import (
@@ -48,27 +51,35 @@ async def ask(request: web.Request) -> web.StreamResponse:
     body = await read_body(request, AgentRequest)
     context = ToolsContext.from_index(request.app[INDEX].require())
     events = _events(body, request.app[MODELS], context, request.app[SETTINGS])
-    # aclosing: if the client goes away while we wait on a send, the agent's generator is
-    # closed now (cancelling its model call), not whenever the garbage collector gets to it.
-    async with (
-        contextlib.aclosing(events),
-        sse_response(request, allow_all_methods=True) as stream,
-    ):
-        try:
-            async for event in events:
-                try:
-                    # A provider's error body, or a model, may repeat the API key: the events
-                    # hold none of the secrets the server holds, as its log doesn't.
-                    data = redact(event.model_dump_json())
-                except (ValueError, RecursionError):  # pydantic's serialisation errors too
-                    log.exception("an ask event could not be written")
-                    failed = ErrorEvent(code="internal", message=UNSENDABLE)
-                    await stream.send(failed.model_dump_json(), event=failed.event)
-                    break
-                await stream.send(data, event=event.event)
-        except ConnectionResetError:
-            log.info("client closed the ask stream")
+    stream = EventSourceResponse(allow_all_methods=True)
+    try:
+        # aclosing: if the client goes away while we wait on a send, the agent's generator is
+        # closed now (cancelling its model call), not whenever the garbage collector gets to it.
+        async with contextlib.aclosing(events):
+            await stream.prepare(request)  # sends the headers: the client may be gone already
+            async with stream:
+                await _send_all(events, stream)
+    except ConnectionResetError:  # aiohttp's ClientConnectionResetError is one
+        log.info("client closed the ask stream")
+    except TimeoutError:  # a send the client never read (aiohttp-sse's send_timeout)
+        log.info("client stopped reading the ask stream")
+    # Returned even when unsent: aiohttp finishes a response whose client is gone quietly.
     return stream
+
+
+async def _send_all(events: AsyncGenerator[AgentEvent, None], stream: EventSourceResponse) -> None:
+    """Each event as one SSE message; one that can't be written ends the stream with an error."""
+    async for event in events:
+        try:
+            # A provider's error body, or a model, may repeat the API key: the events hold
+            # none of the secrets the server holds, as its log doesn't.
+            data = redact(event.model_dump_json())
+        except (ValueError, RecursionError):  # pydantic's serialisation errors too
+            log.exception("an ask event could not be written")
+            failed = ErrorEvent(code="internal", message=UNSENDABLE)
+            await stream.send(failed.model_dump_json(), event=failed.event)
+            return
+        await stream.send(data, event=event.event)
 
 
 async def _events(

@@ -26,6 +26,7 @@ _CODES = {
     413: "body_too_large",
     414: "uri_too_long",
     415: "unsupported_media_type",
+    417: "expectation_failed",
     422: "invalid_request",
     431: "headers_too_large",
 }
@@ -80,10 +81,7 @@ async def error_middleware(request: web.Request, handler: Handler) -> web.Stream
     except web.HTTPException as error:
         if error.status < 400:
             raise  # redirects and the like are answers, not failures
-        # Keep aiohttp's headers that matter (Allow on 405), drop its text body.
-        headers = {k: v for k, v in error.headers.items() if k.lower() == "allow"}
-        code = _CODES.get(error.status, "http_error")
-        return error_response(error.status, code, _message(error), headers)
+        return http_error_response(error)
     except (StoreError, EmbeddingError) as error:
         # Its message names the index path or the (Qdrant or embedding) server's URL and says
         # what to do.
@@ -95,7 +93,17 @@ async def error_middleware(request: web.Request, handler: Handler) -> web.Stream
         )
 
 
+def http_error_response(error: web.HTTPException) -> web.Response:
+    """One of aiohttp's refusals (404, 405, 413...) in the error shape: its headers that
+    matter kept (Allow on 405), its text body dropped."""
+    headers = {k: v for k, v in error.headers.items() if k.lower() == "allow"}
+    code = _CODES.get(error.status, "http_error")
+    return error_response(error.status, code, _message(error), headers)
+
+
 def _message(error: web.HTTPException) -> str:
+    if isinstance(error, web.HTTPExpectationFailed):  # aiohttp's text quotes the header
+        return "the only expectation the sidecar meets is 'Expect: 100-continue'"
     if isinstance(error, web.HTTPNotFound):
         return "no such route; see /v1/openapi.json"
     if isinstance(error, web.HTTPMethodNotAllowed):

@@ -5,7 +5,9 @@ before any middleware runs, with a plain-text 400 that quotes the offending byte
 100 of a header: a bearer token fits) and logs them with a traceback. Here such requests get
 the API's JSON error shape instead, echoing nothing: 431 for headers over the limits, 414 for
 a request line over its own, 400 for the rest; the log says which kind, never the bytes.
-:class:`ApiRequestHandler` is aiohttp's own connection protocol with that one method replaced.
+:class:`ApiRequestHandler` is aiohttp's own connection protocol with those answers replaced,
+and the other refusals aiohttp makes before any middleware (a 417 quoting an unknown `Expect`)
+put in the error shape.
 
 :class:`ApiSite` listens on 127.0.0.1 and hands each connection such a handler, as long as
 fewer than ``server.max_connections`` are open: past that, a connection gets a 503
@@ -26,7 +28,12 @@ from aiohttp.http_exceptions import BadHttpMessage, LineTooLong
 from aiohttp.web_protocol import RequestHandler
 from aiohttp.web_request import BaseRequest
 
-from vault_agent.server.errors import ErrorDetail, ErrorResponse, error_response
+from vault_agent.server.errors import (
+    ErrorDetail,
+    ErrorResponse,
+    error_response,
+    http_error_response,
+)
 
 log = logging.getLogger(__name__)
 
@@ -65,6 +72,16 @@ class ApiRequestHandler(RequestHandler):
         response = error_response(status, code, text)
         response.force_close()
         return response
+
+    async def finish_response(
+        self, request: BaseRequest, resp: web.StreamResponse, start_time: float | None
+    ) -> tuple[web.StreamResponse, bool]:
+        if isinstance(resp, web.HTTPException) and resp.status >= 400:
+            # Raised before the middlewares could shape it: aiohttp's 417 to an `Expect` it
+            # does not know, on a path with no route (the routes leave it to the middlewares),
+            # in plain text quoting the header.
+            resp = http_error_response(resp)
+        return await super().finish_response(request, resp, start_time)
 
 
 def _refusal(status: int, exc: BaseException | None) -> tuple[int, str, str]:

@@ -47,7 +47,7 @@ from vault_agent.server.schemas import (
     SyncRequest,
     SyncResponse,
 )
-from vault_agent.server.security import health_proof
+from vault_agent.server.security import expect_continue, health_proof
 from vault_agent.server.source_schemas import (
     DeleteDocumentResponse,
     DeleteSourceResponse,
@@ -383,12 +383,26 @@ ROUTES: tuple[Route, ...] = (
 
 
 def setup_routes(app: web.Application, routes: tuple[Route, ...] = ROUTES) -> None:
-    """Register `routes` and remember which of them are public (for the auth middleware)."""
-    public = []
+    """Register `routes` and remember which of them are public (for the auth middleware).
+
+    A public GET route (health) answers HEAD too, as aiohttp's `add_get` makes it, without a
+    token either. Every route leaves an `Expect` other than 100-continue to the middlewares
+    (`expect_continue`)."""
+    public: list[web.AbstractRoute] = []
     for route in routes:
-        registered = app.router.add_route(route.method, route.path, route.handler)
+        if route.method == "GET":
+            get = app.router.add_get(
+                route.path, route.handler, allow_head=route.public, expect_handler=expect_continue
+            )
+            registered = [r for r in get.resource or [] if r.method in ("GET", "HEAD")]
+        else:
+            registered = [
+                app.router.add_route(
+                    route.method, route.path, route.handler, expect_handler=expect_continue
+                )
+            ]
         if route.public:
-            public.append(registered)
+            public += registered
     app[PUBLIC_ROUTES] = frozenset(public)
 
 

@@ -3,18 +3,22 @@
 The sidecar listens on 127.0.0.1 only, so the callers to keep out are web pages in the user's
 browser and other local programs. In the order the middlewares run:
 
-1. **Host** must be ``127.0.0.1``, ``localhost`` or ``[::1]`` (any port), else **403
-   host_not_allowed**. This stops DNS rebinding: a page on ``evil.example`` whose name is made to
-   resolve to 127.0.0.1 sends ``Host: evil.example``. 403 rather than 421 Misdirected Request:
-   421 invites a client to retry on another connection, and nothing here should be retried.
-2. **Origin**: a request carrying one must come from Obsidian (``app://obsidian.md``, or
-   ``capacitor://localhost`` for the mobile app later), else **403 origin_not_allowed**. Only
-   those origins get CORS headers and preflight answers, so no other page can read a response
-   (the 403 included). Requests without Origin are not from a browser page and go on to the
-   token check.
-3. **Bearer token** on every route but ``GET /v1/health``: **401** ``missing_token`` or
-   ``invalid_token`` with ``WWW-Authenticate: Bearer``. Compared in constant time (SHA-256 of
-   both sides, then ``hmac.compare_digest``, so not even the length leaks).
+1. **Host** must be one header, ``127.0.0.1``, ``localhost`` or ``[::1]`` (any port), else
+   **403 host_not_allowed**; so must the host an absolute-form target names
+   (``GET http://evil.example/v1/index``), which aiohttp takes over the header. This stops DNS
+   rebinding: a page on ``evil.example`` whose name is made to resolve to 127.0.0.1 sends
+   ``Host: evil.example``. 403 rather than 421 Misdirected Request: 421 invites a client to
+   retry on another connection, and nothing here should be retried.
+2. **Origin**: a request carrying one (one: two are refused) must come from Obsidian
+   (``app://obsidian.md``, or ``capacitor://localhost`` for the mobile app later), else **403
+   origin_not_allowed**. Only those origins get CORS headers and preflight answers, so no other
+   page can read a response (the 403 included). Requests without Origin are not from a browser
+   page and go on to the next checks.
+3. **Expect**: anything but ``100-continue`` gets **417 expectation_failed** (aiohttp would
+   answer it before any of these checks, in plain text quoting the header: `expect_continue`).
+4. **Bearer token** on every route but ``GET`` (and ``HEAD``) ``/v1/health``: **401**
+   ``missing_token`` or ``invalid_token`` with ``WWW-Authenticate: Bearer``. Compared in constant
+   time (SHA-256 of both sides, then ``hmac.compare_digest``, so not even the length leaks).
 
 ``GET /v1/health?challenge=...`` proves the other way round that this server holds the token
 (`health_proof`): the plugin checks it before it sends the token anywhere.
@@ -29,8 +33,9 @@ import hashlib
 import hmac
 import re
 
-from aiohttp import web
+from aiohttp import hdrs, web
 from aiohttp.typedefs import Handler
+from aiohttp.web_urldispatcher import _default_expect_handler  # its 100-continue, unexported
 
 from vault_agent.server.errors import ApiError
 from vault_agent.server.keys import PUBLIC_ROUTES, TOKEN
@@ -46,30 +51,53 @@ HEALTH_PROOF_PREFIX = "vault-agent-health:"
 
 @web.middleware
 async def host_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
-    """Refuse any Host but the loopback names (DNS-rebinding guard)."""
-    host = request.headers.get("Host", "")
-    if not _ALLOWED_HOST.fullmatch(host):
+    """Refuse any Host but the loopback names (DNS-rebinding guard), in the header or in an
+    absolute-form request target."""
+    problem = _host_problem(request)
+    if problem is not None:
         raise ApiError(
             403,
             "host_not_allowed",
-            f"Host {host[:100]!r} is not allowed; call the sidecar as 127.0.0.1 or localhost",
+            f"{problem}; call the sidecar as 127.0.0.1 or localhost",
         )
     return await handler(request)
 
 
 @web.middleware
 async def origin_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
-    """Refuse foreign origins; answer CORS preflights for Obsidian's."""
-    origin = request.headers.get("Origin")
-    if origin is None:
+    """Refuse foreign origins (and two of them); answer CORS preflights for Obsidian's."""
+    origins = request.headers.getall(hdrs.ORIGIN, [])
+    if not origins:
         return await handler(request)
-    if origin not in ALLOWED_ORIGINS:
+    if len(origins) > 1:  # browsers send one: which one counts is not ours to guess
+        raise ApiError(403, "origin_not_allowed", "a request may carry one Origin header")
+    if origins[0] not in ALLOWED_ORIGINS:
         raise ApiError(
-            403, "origin_not_allowed", f"origin {origin[:100]!r} may not use the Vault Agent API"
+            403,
+            "origin_not_allowed",
+            f"origin {origins[0][:100]!r} may not use the Vault Agent API",
         )
     if request.method == "OPTIONS" and "Access-Control-Request-Method" in request.headers:
         return _preflight(request)
     return await handler(request)
+
+
+@web.middleware
+async def expect_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """Refuse an ``Expect`` other than 100-continue (417), after the Host and Origin checks."""
+    expect = request.headers.get(hdrs.EXPECT)
+    if expect and expect.lower() != "100-continue":
+        raise web.HTTPExpectationFailed()  # the error middleware shapes it, quoting nothing
+    return await handler(request)
+
+
+async def expect_continue(request: web.Request) -> None:
+    """Every route's ``Expect`` handler, which aiohttp runs before any middleware: it answers
+    100-continue as aiohttp does (the client then sends its body), and leaves any other
+    expectation to `expect_middleware` instead of refusing it then and there (aiohttp's 417
+    quotes the header in plain text, whatever the Host or Origin)."""
+    if request.headers.get(hdrs.EXPECT, "").lower() == "100-continue":
+        await _default_expect_handler(request)
 
 
 @web.middleware
@@ -87,9 +115,9 @@ async def add_response_headers(request: web.Request, response: web.StreamRespons
     headers leave before their handler returns, and error responses alike."""
     response.headers["X-Content-Type-Options"] = "nosniff"
     response.headers.setdefault("Cache-Control", "no-store")
-    origin = request.headers.get("Origin")
-    if origin in ALLOWED_ORIGINS:
-        response.headers["Access-Control-Allow-Origin"] = origin
+    origins = request.headers.getall(hdrs.ORIGIN, [])
+    if len(origins) == 1 and origins[0] in ALLOWED_ORIGINS:
+        response.headers["Access-Control-Allow-Origin"] = origins[0]
         response.headers["Vary"] = "Origin"
 
 
@@ -107,6 +135,23 @@ def token_matches(given: str, expected: str) -> bool:
     given_digest = hashlib.sha256(given.encode("utf-8", "replace")).digest()
     expected_digest = hashlib.sha256(expected.encode("utf-8", "replace")).digest()
     return hmac.compare_digest(given_digest, expected_digest)
+
+
+def _host_problem(request: web.Request) -> str | None:
+    """Why the request's Host (header, or absolute-form target) is refused, or None."""
+    hosts = request.headers.getall(hdrs.HOST, [])
+    if len(hosts) > 1:
+        return "a request may carry one Host header"
+    host = hosts[0] if hosts else ""
+    if not _ALLOWED_HOST.fullmatch(host):
+        return f"Host {host[:100]!r} is not allowed"
+    if not request.raw_path.startswith("/"):
+        # An absolute-form target (`GET http://host/path`): aiohttp takes its host (and it
+        # makes `request.url`) over the Host header.
+        named = request.url.raw_authority
+        if not _ALLOWED_HOST.fullmatch(named):
+            return f"the request target names host {named[:100]!r}, which is not allowed"
+    return None
 
 
 def _check_token(header: str | None, expected: str) -> None:

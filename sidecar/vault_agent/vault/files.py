@@ -1,10 +1,15 @@
-"""Which files make up the vault, and safe vault-relative paths.
+"""Which files make up the vault, safe vault-relative paths, and the one way to read a file.
 
 Obsidian's own folders (.obsidian, .trash), hidden folders and configured ignore globs are
 never indexed. Symlinked folders are not followed (loops and escapes), and a symlinked file
 counts only when it points at a file the vault would index itself, of the same kind: a link
 named like a note must not carry the content of a hidden, ignored or non-note file
 ("Inbox/notes.md" -> ".git/config") into the index.
+
+A file is read later than it is scanned, and in between it can become a symlink to what the
+scan refused. So every reader of a vault file's bytes goes through :func:`open_vault_file`,
+which applies the scan's rules again and opens exactly the file it checked: folder by folder
+from the vault's root, following no symlink swapped in after the check.
 """
 
 from __future__ import annotations
@@ -12,12 +17,13 @@ from __future__ import annotations
 import errno
 import fnmatch
 import functools
+import io
 import os
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from stat import S_ISREG
+from stat import S_ISLNK, S_ISREG
 
 MARKDOWN_SUFFIX = ".md"
 PDF_SUFFIX = ".pdf"
@@ -36,7 +42,13 @@ class VaultFile:
 
 
 class PathOutsideVaultError(ValueError):
-    """A requested path would leave the vault (or never ends: a symlink loop)."""
+    """A requested path would leave the vault (or never ends: a symlink loop; or changed while
+    it was resolved)."""
+
+
+class RefusedFileError(ValueError):
+    """A file the vault does not index (hidden, ignored, or reached through a symlink that is
+    not followed): its bytes are never read. The message says why."""
 
 
 def is_note(file: str) -> bool:
@@ -157,19 +169,17 @@ def _ignore_matcher(ignore: tuple[str, ...]) -> re.Pattern[str] | None:
 
 def resolve_in_vault(root: Path, file: str) -> Path:
     """The absolute path of a vault-relative `file`, refusing anything that leaves the vault
-    (`..`, absolute paths, symlinks pointing outside)."""
-    if not file or "\x00" in file:
-        raise PathOutsideVaultError(f"invalid note path {file!r}")
-    # A backslash separates folders on Windows only: elsewhere it is a letter of a file's name
-    # (a note named "a\b.md" is not "b.md" in folder "a"): read as a slash, it read another.
-    relative = PurePosixPath(file.replace("\\", "/") if os.sep == "\\" else file)
-    if relative.is_absolute() or ".." in relative.parts:
-        raise PathOutsideVaultError(f"path {file!r} is outside the vault")
+    (`..`, absolute paths, symlinks pointing outside). Checks a path: to read the file, use
+    `open_vault_file`."""
+    relative = _vault_relative(file)
     root = root.resolve()
     try:
         candidate = (root / relative).resolve()
     except RuntimeError:  # Python 3.11 reports a symlink loop so
         raise PathOutsideVaultError(f"path {file!r} is a symlink loop") from None
+    except OSError as error:  # a symlink that was a file by the time it was read (EINVAL)...
+        reason = error.strerror or type(error).__name__
+        raise PathOutsideVaultError(f"path {file!r} could not be resolved: {reason}") from None
     if not candidate.is_relative_to(root):
         raise PathOutsideVaultError(f"path {file!r} is outside the vault")
     return candidate
@@ -178,19 +188,130 @@ def resolve_in_vault(root: Path, file: str) -> Path:
 def symlink_problem(link: Path, root: Path, ignore: Sequence[str] = ()) -> str | None:
     """Why the symlink `link` is not followed, or None when it leads to a file in `root` that
     the vault would index itself (not hidden, not ignored), of the kind its own name says."""
+    return _follow(link, root.resolve(), ignore)[1]
+
+
+def open_vault_file(root: Path, file: str, ignore: Sequence[str] = ()) -> io.BufferedReader:
+    """The vault file `file` opened for reading (binary), if the scan would index it.
+
+    The scan's rules, applied now: inside the vault, not hidden, not ignored, no symlinked
+    folder on the way, a symlinked file only as `symlink_problem` allows. Then the file
+    checked is the file opened: each folder from the root and the file itself are opened
+    without following a symlink, so one swapped in after the check is refused, not read.
+    Raises `PathOutsideVaultError` or `RefusedFileError` (the reason), or `OSError`."""
+    relative = _vault_relative(file)
+    root = root.resolve()
+    if not relative.parts:
+        raise RefusedFileError("the vault itself is no file")
+    if is_ignored(relative.as_posix(), ignore):
+        raise RefusedFileError("a hidden or ignored file (not read)")
+    path = root / relative
+    if path.is_symlink():
+        if _under_symlinked_folder(root, relative.as_posix()):
+            raise RefusedFileError("in a symlinked folder (not followed)")
+        target, problem = _follow(path, root, ignore)
+        if target is None:
+            raise RefusedFileError(problem or "symlink not followed")
+        relative = PurePosixPath(target.relative_to(root).as_posix())
+    if _NO_FOLLOW_WALK:
+        descriptor = _open_beneath(root, relative.parts)
+    else:  # Windows: no O_NOFOLLOW nor dir_fd; the file opened is at least the one stat'ed
+        descriptor = _open_checked(root.joinpath(*relative.parts))
+    try:
+        if not S_ISREG(os.fstat(descriptor).st_mode):
+            raise RefusedFileError("not a regular file (not read)")
+        return os.fdopen(descriptor, "rb")
+    except BaseException:
+        os.close(descriptor)
+        raise
+
+
+def read_vault_file(root: Path, file: str, ignore: Sequence[str] = ()) -> bytes:
+    """The bytes of the vault file `file`, read through `open_vault_file` (its errors too)."""
+    with open_vault_file(root, file, ignore) as stream:
+        return stream.read()
+
+
+def _vault_relative(file: str) -> PurePosixPath:
+    """`file` as a relative path that stays in the vault (`..` and absolute paths refused)."""
+    if not file or "\x00" in file:
+        raise PathOutsideVaultError(f"invalid note path {file!r}")
+    # A backslash separates folders on Windows only: elsewhere it is a letter of a file's name
+    # (a note named "a\b.md" is not "b.md" in folder "a"): read as a slash, it read another.
+    relative = PurePosixPath(file.replace("\\", "/") if os.sep == "\\" else file)
+    if relative.is_absolute() or ".." in relative.parts:
+        raise PathOutsideVaultError(f"path {file!r} is outside the vault")
+    return relative
+
+
+def _follow(link: Path, root: Path, ignore: Sequence[str]) -> tuple[Path | None, str | None]:
+    """(where the symlink `link` leads, None) when it may be followed, else (None, why not).
+    Resolved once: what is checked is what the caller then opens."""
     try:
         target = link.resolve(strict=True)
     except RuntimeError:  # Python 3.11's word for a loop
-        return "symlink loop"
+        return None, "symlink loop"
     except OSError as error:
         if error.errno == errno.ELOOP:
-            return "symlink loop"
-        return "broken symlink: its target does not exist"
-    root = root.resolve()
+            return None, "symlink loop"
+        return None, "broken symlink: its target does not exist"
     if not target.is_relative_to(root):
-        return "symlink to a file outside the vault (not followed)"
+        return None, "symlink to a file outside the vault (not followed)"
     if is_ignored(target.relative_to(root).as_posix(), ignore):
-        return "symlink to a hidden or ignored file (not followed)"
+        return None, "symlink to a hidden or ignored file (not followed)"
     if is_note(link.name) and Path(link.name).suffix.lower() != target.suffix.lower():
-        return "symlink to a file of another kind (not followed)"
-    return None
+        return None, "symlink to a file of another kind (not followed)"
+    return target, None
+
+
+#: Opening a path folder by folder without following symlinks needs both (not on Windows).
+_NO_FOLLOW_WALK = hasattr(os, "O_NOFOLLOW") and os.open in os.supports_dir_fd
+_NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_FOLDER_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _NO_FOLLOW
+# Non-blocking: a FIFO swapped in must not hang the open (it is then refused by its type).
+_FILE_FLAGS = os.O_RDONLY | _NO_FOLLOW | getattr(os, "O_NONBLOCK", 0)
+#: What opening a symlink with O_NOFOLLOW fails with (FreeBSD says EMLINK; a folder, ENOTDIR).
+_SYMLINK_ERRORS = {errno.ELOOP, errno.EMLINK, errno.ENOTDIR}
+
+
+def _open_beneath(root: Path, parts: Sequence[str]) -> int:
+    """A descriptor of `root`/`parts`, each part opened in the one before, no link followed."""
+    descriptor = os.open(root, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        for part in parts[:-1]:
+            descriptor, parent = _open_at(part, descriptor, _FOLDER_FLAGS), descriptor
+            os.close(parent)
+        return _open_at(parts[-1], descriptor, _FILE_FLAGS)
+    finally:
+        os.close(descriptor)
+
+
+def _open_at(name: str, folder: int, flags: int) -> int:
+    try:
+        return os.open(name, flags, dir_fd=folder)
+    except OSError as error:
+        if error.errno in _SYMLINK_ERRORS and _is_link_at(name, folder):
+            raise RefusedFileError("a symlink on its path (not followed)") from None
+        raise
+
+
+def _is_link_at(name: str, folder: int) -> bool:
+    try:
+        return S_ISLNK(os.stat(name, dir_fd=folder, follow_symlinks=False).st_mode)
+    except OSError:
+        return False
+
+
+def _open_checked(path: Path) -> int:
+    """A descriptor of `path`, refused if `path` is a symlink or names another file (device and
+    inode) once opened than just before: narrower than `_open_beneath`, which no swap passes."""
+    checked = path.lstat()
+    descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+    opened = os.fstat(descriptor)
+    if S_ISLNK(checked.st_mode) or (opened.st_dev, opened.st_ino) != (
+        checked.st_dev,
+        checked.st_ino,
+    ):
+        os.close(descriptor)
+        raise RefusedFileError("changed after it was checked (not read)")
+    return descriptor

@@ -9,7 +9,8 @@ tool or sent as context. :func:`check_answer`:
 2. keeps only what may render (:mod:`vault_agent.agent.safe_markdown`): images that are not
    vault resources, raw HTML and links to anything but web pages go (a note can smuggle in
    instructions to build a URL that carries data out; a markdown link into the vault cites a
-   note unchecked: it becomes its text); checked again at the end;
+   note unchecked: it becomes its text); checked again at the end, where nothing may embed:
+   no ``![[...]]`` and no image is left, whatever put a ``!`` before a link;
 3. strips the model's own closing "Sources" list (its supported links are kept as sources);
 4. checks every ``[[...]]`` outside code: it is resolved as Obsidian would (the link graph),
    then matched against the supported notes. A link naming a supported note ambiguously (two
@@ -141,8 +142,10 @@ def check_answer(
     if check.sources:
         lines = "\n".join(f"- {cite(ref)}" for ref in check.sources)
         answer = f"{answer}\n\nSources:\n{lines}" if answer else f"Sources:\n{lines}"
-    # Rewriting citations and citing documents by their url must not make anything that loads.
-    final = sanitise_markdown(answer)
+    # Rewriting citations and citing documents by their url must not make anything that loads,
+    # nor an embed: a "!" the model wrote before a rewritten link (`!![[Note]]` -> `![[Note]]`)
+    # or a removal brought next to one. Nothing embeds in an answer, however it got there.
+    final = sanitise_markdown(answer, embeds=False)
     return CheckedAnswer(
         answer=final.markdown,
         sources=check.sources,

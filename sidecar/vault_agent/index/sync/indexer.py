@@ -43,9 +43,11 @@ from vault_agent.index.sync.status import (
     SyncReport,
 )
 from vault_agent.vault.files import (
+    RefusedFileError,
     VaultFile,
     is_note,
     is_pdf,
+    read_vault_file,
     resolve_in_vault,
     scan_paths,
     scan_vault,
@@ -76,7 +78,10 @@ class Indexer:
         self.ingest = ingest
         self.store: Store = ingest.store
         self.links = IndexedLinks(
-            self.root, graph or LinkGraph(), settings.vault_data_dir / "links.sqlite3"
+            self.root,
+            graph or LinkGraph(),
+            settings.vault_data_dir / "links.sqlite3",
+            settings.index.ignore,
         )
         self.graph = self.links.graph
         self.progress = IndexProgress()
@@ -298,7 +303,11 @@ class Indexer:
         if pdf:
             return self._prepare_pdf(vault_file, state, report)
         try:
-            raw = resolve_in_vault(self.root, file).read_bytes()
+            # Read as the scan would index it: the file may have become a symlink since.
+            raw = read_vault_file(self.root, file, self.settings.index.ignore)
+        except RefusedFileError as error:
+            self._fail(file, "skipped", str(error), report, state)
+            return None
         except (OSError, ValueError) as error:
             # Maybe for a moment only (a sync tool holding it): the old version stays.
             self._fail(file, "failed", f"could not read: {error}", report)
@@ -328,7 +337,10 @@ class Indexer:
         file = vault_file.file
         try:
             path = resolve_in_vault(self.root, file)
-            content_hash = self._pdfs.content_hash(vault_file, path)
+            content_hash = self._pdfs.content_hash(vault_file)
+        except RefusedFileError as error:
+            self._fail(file, "skipped", str(error), report, state)
+            return None
         except (OSError, ValueError) as error:
             self._fail(file, "failed", f"could not read: {error}", report)
             return None

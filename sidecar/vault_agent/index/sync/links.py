@@ -14,14 +14,14 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from vault_agent.index.store.protocol import FileState, Store
 from vault_agent.index.sync import graph_snapshot
 from vault_agent.index.sync.graph_snapshot import SavedGraph
 from vault_agent.index.sync.link_cache import CachedNote, LinkCache
-from vault_agent.vault.files import is_pdf, resolve_in_vault
+from vault_agent.vault.files import is_pdf, read_vault_file
 from vault_agent.vault.graph import LinkGraph
 from vault_agent.vault.notes import Note, parse_note
 
@@ -31,8 +31,11 @@ log = logging.getLogger(__name__)
 class IndexedLinks:
     """The graph, the cache behind it, and which `links` payloads may be out of date."""
 
-    def __init__(self, root: Path, graph: LinkGraph, cache_path: Path) -> None:
+    def __init__(
+        self, root: Path, graph: LinkGraph, cache_path: Path, ignore: Sequence[str] = ()
+    ) -> None:
         self.root = root
+        self.ignore = ignore
         self.graph = graph
         self.cache = LinkCache(cache_path)
         self.snapshot_path = cache_path.with_name("links-graph.marshal")
@@ -215,8 +218,8 @@ class IndexedLinks:
         if is_pdf(file):
             return CachedNote(file=file, content_hash=state.content_hash)  # PDFs link nowhere
         try:
-            note = parse_note(file, resolve_in_vault(self.root, file).read_bytes())
-        except Exception:  # gone or unreadable: the sync that follows deals with it
+            note = parse_note(file, read_vault_file(self.root, file, self.ignore))
+        except Exception:  # gone, unreadable or refused: the sync that follows deals with it
             return None
         # Links stored with the old content are unknown (None): the reconcile rewrites them.
         return CachedNote(

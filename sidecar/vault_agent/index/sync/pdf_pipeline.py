@@ -19,7 +19,7 @@ from typing import Literal
 from vault_agent.config import IndexSettings, Settings
 from vault_agent.index.sync.extract_cache import ExtractCache
 from vault_agent.index.sync.pdf_workers import PdfJob, PdfResult, PdfWorkerPool
-from vault_agent.vault.files import VaultFile
+from vault_agent.vault.files import VaultFile, open_vault_file
 from vault_agent.vault.notes import Note
 from vault_agent.vault.pdf_extract import PdfExtract
 from vault_agent.vault.pdf_note import pdf_note
@@ -64,14 +64,16 @@ class PdfPipeline:
         """Start counting the hashes in use afresh (for `ExtractCache.prune`)."""
         self.seen_hashes = set()
 
-    def content_hash(self, vault_file: VaultFile, path: Path) -> str:
-        """The sha256 of the PDF, read in blocks (PDFs can be large). Its cached text, if
-        any, is in use from now on."""
+    def content_hash(self, vault_file: VaultFile) -> str:
+        """The sha256 of the PDF, read in blocks (PDFs can be large) as the scan would index
+        it (`open_vault_file`: its errors too). Its cached text, if any, is in use from now
+        on."""
         known = self._known.get(vault_file.file)
         if known is not None and known[:2] == (vault_file.mtime, vault_file.size):
             digest = known[2]
         else:
-            with path.open("rb") as stream:
+            root, ignore = self._settings.vault_root, self.settings.ignore
+            with open_vault_file(root, vault_file.file, ignore) as stream:
                 digest = hashlib.file_digest(stream, "sha256").hexdigest()
             self._known[vault_file.file] = (vault_file.mtime, vault_file.size, digest)
         self.seen_hashes.add(digest)
@@ -119,8 +121,13 @@ class PdfPipeline:
 
     def _finish(self, result: PdfResult) -> PdfReady:
         vault_file, submitted_hash = self._waiting.pop(result.key)
-        # The worker hashes the bytes it read: if the file changed since, its hash is the
-        # one that matches the text.
+        if result.content_hash not in (None, submitted_hash):
+            # The worker read the file by its path, and read other bytes than the ones checked
+            # and hashed: the file changed in between, maybe into a symlink to a file the vault
+            # does not index. Its text is neither kept nor cached; the next sync reads it again.
+            ready = PdfReady(vault_file, submitted_hash, extracted=True, lasting=False)
+            ready.reason = "changed while it was read; it is read again at the next sync"
+            return ready
         content_hash = result.content_hash or submitted_hash
         if result.cacheable:
             self.cache.put(content_hash, result.extract)
