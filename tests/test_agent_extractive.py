@@ -19,11 +19,12 @@ from vault_agent.agent.citations.links import (
 )
 from vault_agent.agent.events import ToolCallEvent, ToolResultEvent
 from vault_agent.agent.extractive import DISCLAIMER, NOT_COVERED, UNSURE, ExtractiveAnswerer
+from vault_agent.agent.extractive.amounts import holds_amount
 from vault_agent.agent.extractive.answerer import _stands_out, answer_first
 from vault_agent.agent.extractive.compose import compose
 from vault_agent.agent.extractive.plan import SearchPlan, plan
 from vault_agent.agent.extractive.question_words import counted
-from vault_agent.agent.extractive.scoring import Quote, holds_amount
+from vault_agent.agent.extractive.scoring import Quote
 from vault_agent.agent.extractive.selection import Selected, units_after
 from vault_agent.agent.extractive.units import Unit, split_units
 from vault_agent.agent.prompts import ActiveNote
@@ -521,6 +522,25 @@ def test_a_date_a_release_or_an_identifier_is_no_amount(text: str, amount: bool)
     # "What is the maximum number of presets?" is not answered by the release that added them,
     # "how long is the film?" not by its IMDb identifier.
     assert holds_amount(text) is amount
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "amount"),
+    [
+        ("We picked nearly two kilos.", "en", True),
+        ("Twenty-one people came.", "en", True),
+        ("Nästan två kilo kantareller.", "sv", True),
+        ("Vattnet var bara fjorton grader.", "sv", True),
+        ("Ninh xương trong mười hai tiếng.", "vi", True),
+        ("Wir brauchen drei Eier.", "de", True),
+        ("Ett recept från mormor.", "sv", False),  # "ett" (one) is also "a"
+        ("Gọi cho ba tôi.", "vi", False),  # "ba" (three) is also "dad"
+        ("Someone often pitched a tent.", "en", False),  # "one", "ten" inside words
+        ("We picked nearly two kilos.", "sv", False),  # words of the vault's languages only
+    ],
+)
+def test_a_number_written_as_a_word_is_an_amount(text: str, language: str, amount: bool) -> None:
+    assert holds_amount(text, [language]) is amount
 
 
 async def test_the_date_a_note_was_written_answers_no_other_when(changelog: VaultIndex) -> None:

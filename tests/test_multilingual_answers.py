@@ -146,10 +146,10 @@ async def test_in_a_language_whose_cosines_run_low_the_standout_sentence_is_show
 #: lingonberries, about three litres."
 SWEDISH = {
     "Dagbok/2026-09-05.md": "---\ndate: 2026-09-05\n---\n# Lördag\n\n- Plockade kantareller i "
-    "skogen bakom stugan.\n- Ringde till farmor, hon fyller nittio i november.\n- Bytte däck på "
-    "bilen till vinterdäck.\n",
+    "skogen bakom stugan, nästan två kilo.\n- Ringde till farmor, hon fyller nittio i november."
+    "\n- Bytte däck på bilen till vinterdäck.\n",
     "Dagbok/2026-09-12.md": "---\ndate: 2026-09-12\n---\n# Lördag\n\n- Bakade kanelbullar med "
-    "barnen enligt mormors recept.\n- Simmade i sjön, vattnet var bara 14 grader.\n- Plockade "
+    "barnen enligt mormors recept.\n- Simmade i sjön, vattnet var bara fjorton grader.\n- Plockade "
     "lingon, ungefär tre liter.\n",
     "Kanelbullar.md": "# Mormors kanelbullar\n\n## Deg\n\nVärm 5 dl mjölk med 150 g smör. Rör "
     "ner 50 g jäst, 1 dl socker och 2 tsk kardemumma.\n\n## Gräddning\n\nGrädda i 250 grader i "
@@ -193,6 +193,9 @@ async def test_in_a_language_the_model_was_not_trained_on_words_decide(
     # Two of its own words the journal never writes: which bank holds my mortgage?
     mortgage = await _journal_answer(swedish, "Vilken bank har jag mitt bolån hos?")
     assert mortgage.startswith(NOT_COVERED), mortgage
+    # How many chanterelles? (The amount is written as a word: `amounts.py`.)
+    picked = await _journal_answer(swedish, "Hur mycket kantareller plockade jag?")
+    assert picked.startswith("Plockade kantareller i skogen bakom stugan, nästan två kilo."), picked
     # Judged on USE's scale, as if it had been trained on Swedish: the cosines decide.
     monkeypatch.setitem(confidence._TRAINED, USE_NAME, confidence._TRAINED[USE_NAME] | {"sv"})
     assert (await _journal_answer(swedish, author)).startswith(UNSURE)

@@ -18,9 +18,10 @@ from itertools import zip_longest
 from typing import Any
 
 from vault_agent.agent.citations.links import NoteRef
+from vault_agent.agent.extractive.amounts import holds_amount
 from vault_agent.agent.extractive.compose import NOTHING, absent, compose
 from vault_agent.agent.extractive.plan import SearchPlan
-from vault_agent.agent.extractive.scoring import Quote, holds_amount, note_ref, scored
+from vault_agent.agent.extractive.scoring import Quote, note_ref, scored
 from vault_agent.agent.extractive.units import Unit
 from vault_agent.agent.reader import ToolsContext
 from vault_agent.agent.tools import EARLIEST_DAY
@@ -121,7 +122,12 @@ def answer(plan: SearchPlan, context: ToolsContext) -> Answer:
     below = kept[0].closeness < calibration.sentence_floor
     if below and not pointed and not _stands_out(kept[0], quotes):
         return Answer(absent(closest), closest, plan.query, len(passages))
-    if plan.quantity and not plan.pointed and not any(holds_amount(q.unit.text) for q in kept):
+    languages = context.searcher.sparse.languages
+    if (
+        plan.quantity
+        and not plan.pointed
+        and not any(holds_amount(q.unit.text, languages) for q in kept)
+    ):
         # Asked for an amount, and no passage that bears on it holds a number.
         return Answer(absent(closest), closest, plan.query, len(passages))
     if plan.counted and not plan.pointed and not _counts(plan, kept, context):
@@ -159,7 +165,7 @@ def _counts(plan: SearchPlan, kept: list[Quote], context: ToolsContext) -> bool:
     if not wanted:
         return True
     for quote in kept:
-        if not holds_amount(quote.unit.text):
+        if not holds_amount(quote.unit.text, context.searcher.sparse.languages):
             continue
         where = f"{quote.ref.title} {quote.unit.heading} {quote.unit.under} {quote.unit.text}"
         if wanted & set(analyzer.terms(where)):

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, replace
 
 import numpy as np
 
 from vault_agent.agent.citations.links import NoteRef, cite, note_title
+from vault_agent.agent.extractive.amounts import ISO_DATE, holds_amount
 from vault_agent.agent.extractive.plan import SearchPlan
 from vault_agent.agent.extractive.second_reader import blended, second_reader
 from vault_agent.agent.extractive.selection import (
@@ -68,14 +69,8 @@ KEYED_BONUS = 0.1
 NOTE_RANK_WEIGHT = 0.04
 #: Units scored with the embedder: the best by shared terms and passage rank.
 SCORED_UNITS = 24
-_ISO_DATE = re.compile(r"\b(\d{4}-\d{2}-\d{2})\b")
-#: A number standing as one: digits no Latin, Greek or Cyrillic letter runs into. "tt0083658",
-#: "sha256", "H1" and "mp3" name things; "425F", "3 kg", "約3時間" and "$5" count them.
-_NUMBER = re.compile(r"(?<![A-Za-z\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff\d])\d")
 _EXACT = re.compile(r"\d|\w[._]\w")
 _VERSION = re.compile(r"\bv?(\d+(?:\.\d+)+)\b", re.IGNORECASE)
-#: A release's number: three parts ("7.20.0"), or "v" and two or more ("v1.4").
-_RELEASE = re.compile(r"\bv\d+(?:\.\d+)+\b|\b\d+\.\d+\.\d+\b", re.IGNORECASE)
 _TIME = re.compile(r"\b(?:1[89]|20)\d\d\b|\bv?\d+\.\d+\b", re.IGNORECASE)
 
 
@@ -119,6 +114,7 @@ def scored(
     (`subject`: the notes the last answer cited; `lexical_weight`: what each shared word adds,
     on the embedding model's scale)."""
     analyzer: Analyzer = context.searcher.sparse.analyzer
+    languages = context.searcher.sparse.languages  # numbers written as words in them count
     wanted = set(analyzer.subject_terms(" ".join(plan.queries), query=True))
     asked_terms = analyzer.terms(plan.question, query=True)
     question_terms = set(asked_terms)
@@ -154,7 +150,8 @@ def scored(
             if unit.navigation:
                 continue
             keyed = unit.fact and _names_key(unit, question_terms, analyzer)
-            if unit.fact and not (keyed or _asked_for(unit, plan, passage.hit.file in named_files)):
+            asked = _asked_for(unit, plan, passage.hit.file in named_files, languages)
+            if unit.fact and not (keyed or asked):
                 continue  # a property the question doesn't ask about ("type: person")
             terms = set(analyzer.terms(unit.text))
             if shown and terms and len(terms & shown) >= SHOWN_SHARE * min(len(terms), len(shown)):
@@ -220,7 +217,7 @@ def scored(
         date, version = _date_of(chunk), _version_of(chunk)
         # What the question asks for: an amount holds a number; a time a date or a version,
         # or sits in a note dated or named by one.
-        fits = _fits(plan, unit.text, placed=bool(date or version) and not unit.fact)
+        fits = _fits(plan, unit.text, languages, placed=bool(date or version) and not unit.fact)
         fits = fits or (plan.how_to and bool(unit.shows))  # "how do I...?": steps or code
         if fits:
             score += QUANTITY_BONUS if plan.quantity else WHEN_BONUS
@@ -298,28 +295,25 @@ class _Candidate:
         return f"{place}: {self.unit.text}"
 
 
-def _fits(plan: SearchPlan, text: str, placed: bool = False) -> bool:
-    """True when `text` holds what the question asks for: a number for an amount; for a time,
-    a date, a year or a version, or it is `placed` (its note is dated or named by a version)."""
-    if plan.quantity and holds_amount(text):
+def _fits(plan: SearchPlan, text: str, languages: Collection[str], placed: bool = False) -> bool:
+    """True when `text` holds what the question asks for: a number (in digits, or a word of
+    `languages`) for an amount; for a time, a date, a year or a version, or it is `placed` (its
+    note is dated or named by a version)."""
+    if plan.quantity and holds_amount(text, languages):
         return True
     return plan.when and (placed or bool(_TIME.search(text)))
 
 
-def holds_amount(text: str) -> bool:
-    """True when `text` writes a number other than a calendar date or a release: "published:
-    2021-04-15" says when, "introduced in Tasks 7.20.0" in which version, neither how much."""
-    return bool(_NUMBER.search(_RELEASE.sub(" ", _ISO_DATE.sub(" ", text))))
-
-
-def _asked_for(unit: Unit, plan: SearchPlan, of_named_note: bool) -> bool:
+def _asked_for(
+    unit: Unit, plan: SearchPlan, of_named_note: bool, languages: Collection[str]
+) -> bool:
     """Whether a property the question doesn't name may answer it: any of a note the question
     names, or one holding what it asks for (a number, a date), unless it dates the note itself
     ("created: ...") or the question asks for the last or first time (the note's date says
     that)."""
     if is_bookkeeping(unit.text):
         return False
-    return of_named_note or (plan.order is None and _fits(plan, unit.text))
+    return of_named_note or (plan.order is None and _fits(plan, unit.text, languages))
 
 
 def _names_key(unit: Unit, question_terms: set[str], analyzer: Analyzer) -> bool:
@@ -355,7 +349,7 @@ def _date_of(chunk: ChunkPayload) -> str | None:
     Garden Committee"). A note's `created` is when it was written, not what it is about."""
     if chunk.date:
         return chunk.date[:10]
-    in_title = _ISO_DATE.search(chunk.title)
+    in_title = ISO_DATE.search(chunk.title)
     return in_title.group(1) if in_title else None
 
 

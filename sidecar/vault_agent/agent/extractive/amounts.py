@@ -1,0 +1,80 @@
+"""Whether a sentence states an amount: a number in digits, or written as a word.
+
+A question asking how much, how many or how long is answered by a sentence holding a number
+(`answerer.py` says "not covered" when nothing found holds one). Digits are the common case;
+a journal writes numbers as words as often ("picked about two kilos", "fjorton grader",
+"mười hai tiếng"). The words come from ICU's spell-out rules (CLDR data, through `icu4py`,
+already used for word breaks and month names), for the languages a vault is written in: two to
+twenty, the tens, a hundred and a thousand. One is left out: in most languages it is also the
+article ("un", "ett", "ein"), as are spelled-out words of two letters or fewer (Vietnamese "ba",
+three, is also "dad"), and the numerals of scripts written without spaces, which sit inside
+other words (Thai "สาม", three, begins "สามารถ", can; Japanese "十分" is "enough").
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Collection
+from functools import cache
+
+from icu4py.locale import Locale
+from icu4py.messageformat import MessageFormat
+
+from vault_agent.index.embed.terms import WORD_MARKS
+
+log = logging.getLogger(__name__)
+
+ISO_DATE = re.compile(r"\b(\d{4}-\d{2}-\d{2})\b")
+#: A number standing as one: digits no Latin, Greek or Cyrillic letter runs into. "tt0083658",
+#: "sha256", "H1" and "mp3" name things; "425F", "3 kg", "約3時間" and "$5" count them.
+_NUMBER = re.compile(r"(?<![A-Za-z\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff\d])\d")
+#: A release's number: three parts ("7.20.0"), or "v" and two or more ("v1.4").
+_RELEASE = re.compile(r"\bv\d+(?:\.\d+)+\b|\b\d+\.\d+\.\d+\b", re.IGNORECASE)
+#: The numbers spelled out: two to twenty, the tens, a hundred, a thousand.
+SPELLED = (*range(2, 21), *range(30, 100, 10), 100, 1000)
+#: A spelled-out number this short is too often another word.
+_SHORTEST = 3
+_SOFT_HYPHEN = "\u00ad"
+_UNSPACED_SCRIPTS = re.compile(r"[\u0e00-\u0e7f\u2e80-\u9fff\uac00-\ud7af]")
+
+
+def holds_amount(text: str, languages: Collection[str] = ("en",)) -> bool:
+    """True when `text` writes a number other than a calendar date or a release ("published:
+    2021-04-15" says when, "introduced in Tasks 7.20.0" in which version, neither how much),
+    in digits or as a word of one of `languages`."""
+    if _NUMBER.search(_RELEASE.sub(" ", ISO_DATE.sub(" ", text))):
+        return True
+    words = number_words(frozenset(languages))
+    return words is not None and words.search(text) is not None
+
+
+@cache
+def number_words(languages: frozenset[str]) -> re.Pattern[str] | None:
+    """One case-insensitive pattern matching a spelled-out number of any of `languages` as
+    whole words; None when ICU spells none."""
+    words = {word for language in languages for word in _spelled(language)}
+    if not words:
+        return None
+    letter = rf"[\w{WORD_MARKS}]"
+    # Longest first: "mười hai" before "hai".
+    spelled = "|".join(re.escape(word) for word in sorted(words, key=len, reverse=True))
+    return re.compile(rf"(?<!{letter})(?:{spelled})(?!{letter})", re.IGNORECASE)
+
+
+def _spelled(language: str) -> set[str]:
+    """The numbers of `SPELLED` as `language` writes them in words (lower case)."""
+    try:
+        spell = MessageFormat("{n, spellout}", Locale(language))
+        words = {spell.format({"n": n}).replace(_SOFT_HYPHEN, "").lower() for n in SPELLED}
+    except Exception as error:  # an unknown locale, or ICU itself failing
+        log.debug("no number words for %r: %s", language, error)
+        return set()
+    # ICU falls back to digits where it has no rules for a language.
+    return {
+        word
+        for word in words
+        if len(word) >= _SHORTEST
+        and not any(char.isdigit() for char in word)
+        and not _UNSPACED_SCRIPTS.search(word)
+    }
