@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 import socket
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -35,6 +36,7 @@ from vault_agent.index.embed.bm25 import Bm25Encoder
 from vault_agent.index.embed.choose import TextModels
 from vault_agent.index.embed.minilm import MiniLmEmbedder
 from vault_agent.index.embed.terms import Analyzer
+from vault_agent.index.search.hints import QueryHints
 from vault_agent.index.vault_index import VaultIndex
 from vault_agent.llm.ollama import OllamaModel
 from vault_agent.llm.registry import select_model
@@ -68,6 +70,26 @@ async def test_extractive_answers_from_the_vault_with_valid_citations(
     sources = done.answer.split("Sources:\n")[1].splitlines()
     assert len(sources) == len(done.sources)
     assert all(source.startswith("- [[") for source in sources)
+
+
+@pytest.mark.parametrize(
+    "question", ["What did I do on 7 November?", "What did I do on 2026-11-07?"]
+)
+async def test_a_question_naming_a_day_is_answered_from_that_days_note(
+    agent_index: VaultIndex, question: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    done = done_of(await ask(agent_index, ExtractiveAnswerer(), question))
+    # What the day's note says, without doubt, and not its `type: daily`: "November" is no
+    # name the note must write (its title is 2026-11-07), nor do other notes' "4 November"
+    # and "5 November" say what I did on the 7th.
+    first = done.answer.splitlines()[:2]
+    assert all(line.endswith("[[Daily/2026-11-07#Log]]") for line in first), done.answer
+    assert not done.answer.startswith(UNSURE) and "type: daily" not in done.answer
+    # Read without the day it names, the question finds nothing close enough to be sure of.
+    plans = sys.modules[SearchPlan.__module__]  # the module: the package names its function
+    monkeypatch.setattr(plans, "query_hints", lambda question: QueryHints())
+    done = done_of(await ask(agent_index, ExtractiveAnswerer(), question))
+    assert done.answer.startswith(UNSURE), done.answer
 
 
 async def test_extractive_finds_the_note_named_in_the_question(agent_index: VaultIndex) -> None:

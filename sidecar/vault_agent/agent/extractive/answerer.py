@@ -140,7 +140,8 @@ def answer(plan: SearchPlan, context: ToolsContext) -> Answer:
     # A last/first question's wording ("the most recent release...") keeps its cosines low;
     # what answers it is the newest (oldest) note that bears on it, found by date.
     best = kept[0].closeness
-    unsure = not plan.pointed and (
+    # Nor is the note of a day the question names doubted: it is what the question asks about.
+    unsure = not (plan.pointed or first[0].on_day) and (
         best < calibration.sentence_floor
         or (best < calibration.sentence_sure and plan.order is None)
     )

@@ -24,6 +24,7 @@ from vault_agent.agent.extractive.question_words import (
 )
 from vault_agent.agent.request import AgentRequest
 from vault_agent.index.embed.terms import Analyzer
+from vault_agent.index.search.hints import query_hints
 
 #: A question with this few terms of its own leans on what came before it.
 FOLLOW_UP_TERMS = 3
@@ -64,6 +65,9 @@ class SearchPlan:
     selection: str = ""
     subject_links: tuple[str, ...] = ()
     """The notes the previous answer cited (link targets): what a follow-up is about."""
+    days: frozenset[str] = frozenset()
+    """The days the question names ("on 7 November", "2026-11-07"; `index/search/hints.py`):
+    a note dated one of them is what it asks about."""
 
     @property
     def queries(self) -> list[str]:
@@ -107,6 +111,7 @@ def plan(request: AgentRequest, active_file: str, analyzer: Analyzer) -> SearchP
         near=frozenset(near),
         selection=selection,
         subject_links=() if selection or not earlier else _cited_before(request),
+        days=query_hints(question).dates,
     )
 
 

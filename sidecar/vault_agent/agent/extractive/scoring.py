@@ -32,6 +32,7 @@ from vault_agent.agent.reader import ToolsContext
 from vault_agent.index.embed.minilm import Embedder, Vector
 from vault_agent.index.embed.names import names_in
 from vault_agent.index.embed.terms import Analyzer
+from vault_agent.index.search.hints import QueryHints
 from vault_agent.index.search.hits import SearchHit
 from vault_agent.index.search.searcher import Passage
 from vault_agent.index.search.titles import PHRASE_BOOST
@@ -64,6 +65,10 @@ UNASKED_PROPERTY = 0.1
 #: Added to a property the question names: of a film's properties, "who directed it?" asks
 #: for ``director``, however close ``imdbId`` reads.
 KEYED_BONUS = 0.1
+#: Added to quotes from a note dated a day the question names: "what did I do on 7 November?"
+#: asks what that day's note says, however far its words are from the question's (and the
+#: month's name it holds is no name the note must write).
+DAY_BONUS = 0.15
 #: Added to quotes from the note retrieval ranked first (over 1 + rank for the others):
 #: search weighs every word of the question against whole notes, a sentence alone can't.
 NOTE_RANK_WEIGHT = 0.04
@@ -91,6 +96,8 @@ class Quote:
     closeness: float = 0.0
     """Its score without what shared words add: what the answer's floors are measured
     against."""
+    on_day: bool = False
+    """Its note is dated a day the question names ("what did I do on 7 November?")."""
 
     @property
     def link(self) -> str:
@@ -138,6 +145,7 @@ def scored(
     names = [terms for terms in named_terms.values() if terms]
     # Versions and identifiers ("1.13.0", `app.vault`) name exactly one thing.
     exact = [terms for name, terms in named_terms.items() if terms and _EXACT.search(name)]
+    days = QueryHints(dates=plan.days)
     candidates: list[_Candidate] = []
     selected: list[Selected] = []
     # Units of one section share its note title and heading: their terms are read once.
@@ -146,10 +154,13 @@ def scored(
     for rank, passage in enumerate(passages):
         note_rank = note_ranks.setdefault(passage.hit.file, len(note_ranks))
         chunk = passage.chunk
+        on_day = bool(plan.days) and days.matches(chunk)
         for unit in [*property_units(chunk.properties), *split_units(chunk.body, chunk.heading)]:
             if unit.navigation:
                 continue
             keyed = unit.fact and _names_key(unit, question_terms, analyzer)
+            if unit.fact and on_day and not keyed:
+                continue  # what a day's note says answers for the day, not its `type: daily`
             asked = _asked_for(unit, plan, passage.hit.file in named_files, languages)
             if unit.fact and not (keyed or asked):
                 continue  # a property the question doesn't ask about ("type: person")
@@ -172,6 +183,8 @@ def scored(
             # The names the question asks about (a version, an identifier) must be where the
             # quote is: a sentence about v1.7 does not answer a question about v1.13.0.
             named = sum(name <= context_terms for name in names) / len(names) if names else 1.0
+            if on_day:
+                named = 1.0  # "7 November" names the day's note, which needn't write "November"
             holds = all(name <= context_terms for name in exact)
             lexical = shared + 0.3 / (1 + rank)
             unasked = unit.fact and not keyed and passage.hit.file not in named_files
@@ -213,6 +226,9 @@ def scored(
             score += ACTIVE_BONUS
         if passage.hit.file in subject:
             score += SUBJECT_BONUS
+        on_day = bool(plan.days) and days.matches(passage.chunk)
+        if on_day:
+            score += DAY_BONUS
         chunk = passage.chunk
         date, version = _date_of(chunk), _version_of(chunk)
         # What the question asks for: an amount holds a number; a time a date or a version,
@@ -234,7 +250,8 @@ def scored(
         # The answer's floors are set on the score without the shared words, whose weight
         # differs by model: a model that weighs them more should not pass more sentences.
         closeness = score - lexical_weight * candidate.lexical
-        quotes.append(Quote(unit, ref, date, score, version, fits, chunk_index, closeness))
+        quote = Quote(unit, ref, date, score, version, fits, chunk_index, closeness, on_day)
+        quotes.append(quote)
     return sorted(quotes, key=lambda quote: -quote.score)
 
 
