@@ -156,6 +156,10 @@ def build_bad_vault(root: Path) -> BadVault:
         }
     )
     os.mkfifo(vault / "pipe.md")  # reading it would block forever
+    # A name that is not UTF-8 (bytes from another system): Python reads it with lone
+    # surrogates, which neither the store nor the multilingual model's tokenizer takes.
+    (vault / os.fsdecode(b"raw \xff\xfe name.md")).write_text("# Raw\n\nrawnameword\n")
+    made.skipped["raw \ufffd\ufffd name.md"] = "not valid UTF-8"
     return made
 
 
@@ -754,3 +758,43 @@ def test_a_folder_that_cannot_be_read_is_reported_and_its_notes_kept(
         index.indexer.sync()
         assert "Shared/" not in statuses(index)
         assert statuses(index)["Shared/Plan.md"].state == "indexed"
+
+
+class PoisonedEmbedder:
+    """The real embedder, failing (as a bug would) on any batch holding one note's word."""
+
+    def __init__(self, inner: MiniLmEmbedder) -> None:
+        self.inner = inner
+        self.model_name = inner.model_name
+        self.dim = inner.dim
+        self.max_tokens = inner.max_tokens
+        self.count_tokens = inner.count_tokens
+
+    def embed_documents(self, texts: Sequence[str]) -> list[Vector]:
+        if any("poisonword" in text for text in texts):
+            raise RuntimeError("Unable to cast Python instance of type str to C++ type")
+        return self.inner.embed_documents(texts)
+
+    def embed_query(self, text: str) -> Vector:
+        return self.inner.embed_query(text)
+
+
+def test_a_note_the_model_cannot_take_fails_alone(
+    tmp_path: Path, embedder: MiniLmEmbedder, sparse: Bm25Encoder, caplog: pytest.LogCaptureFixture
+) -> None:
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    for name in ("Alpha", "Beta", "Gamma"):
+        (vault / f"{name}.md").write_text(f"# {name}\n\n{name.lower()}word\n", encoding="utf-8")
+    (vault / "Poison.md").write_text("# Poison\n\npoisonword\n", encoding="utf-8")
+    with VaultIndex(
+        api_settings(vault, tmp_path), embedder=PoisonedEmbedder(embedder), sparse=sparse
+    ) as index:
+        report = index.indexer.sync()
+        status = statuses(index)
+        assert report.indexed == 3 and report.failed == 1, report
+        assert status["Poison.md"].state == "failed"
+        assert "could not be indexed" in (status["Poison.md"].reason or "")
+        for name in ("Alpha", "Beta", "Gamma"):
+            assert index.searcher.search(f"{name.lower()}word")[0].file == f"{name}.md"
+    assert "Poison.md could not be indexed" in caplog.text

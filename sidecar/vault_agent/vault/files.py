@@ -91,6 +91,9 @@ def scan_vault(
             relative = prefix + entry.name
             if is_ignored(relative, ignore):
                 continue
+            if not is_utf8(entry.name):
+                _unnamed(relative, entry.is_dir(follow_symlinks=False), problems)
+                continue
             try:
                 if entry.is_dir(follow_symlinks=False):
                     stack.append((entry.path, relative + "/"))
@@ -121,6 +124,9 @@ def scan_paths(
     for file in files:
         if is_ignored(file, ignore):
             continue
+        if not is_utf8(file):
+            _unnamed(file, False, problems)
+            continue
         link = root / file
         if _under_symlinked_folder(root, file):
             continue
@@ -137,6 +143,31 @@ def scan_paths(
         if path.is_file():
             found.append(VaultFile(file=file, mtime=stat.st_mtime, size=stat.st_size))
     return found
+
+
+#: Why a file whose name is not UTF-8 is left out.
+NOT_UTF8_NAME = "its name is not valid UTF-8 (not indexed: rename it)"
+
+
+def is_utf8(name: str) -> bool:
+    """True when a file name read from the disk is text: Python keeps a name's undecodable
+    bytes as lone surrogates, which no store, model or JSON document takes."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def printable(name: str) -> str:
+    """`name` with any undecodable bytes shown as U+FFFD, to report it."""
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+def _unnamed(relative: str, folder: bool, problems: dict[str, str] | None) -> None:
+    """Report a note, PDF or folder whose name is not UTF-8 (by its printable name)."""
+    if problems is not None and (folder or is_note(relative) or is_pdf(relative)):
+        problems[printable(relative) + ("/" if folder else "")] = NOT_UTF8_NAME
 
 
 def _under_symlinked_folder(root: Path, file: str) -> bool:

@@ -30,6 +30,7 @@ from datetime import UTC, datetime
 from vault_agent.config import Settings
 from vault_agent.index.embed.errors import EmbeddingError
 from vault_agent.index.ingest import FileKeys, Ingest, Prepared
+from vault_agent.index.store.errors import StoreError
 from vault_agent.index.store.protocol import VAULT_SOURCE, FileState, Store
 from vault_agent.index.sync.link_cache import LinkCache
 from vault_agent.index.sync.links import IndexedLinks
@@ -384,6 +385,19 @@ class Indexer:
             for pending in batch:
                 self._fail(pending.note.file, "failed", f"not embedded: {error}", report)
             raise
+        except StoreError:
+            raise  # the store is gone (a server down): no note of this sync would be written
+        except Exception as error:
+            # A note the model or the store can't take (a bug of ours or theirs): one note
+            # must not stop the others. Written one by one, only it fails.
+            if len(batch) > 1:
+                for pending in batch:
+                    self._write_batch([pending], report)
+                return
+            file = batch[0].note.file
+            log.exception("%s could not be indexed", file)
+            self._fail(file, "failed", f"could not be indexed: {type(error).__name__}", report)
+            return
         for pending, resolved in zip(batch, links, strict=True):
             self.links.written(pending.note, resolved)
         self.links.commit()
