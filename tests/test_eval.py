@@ -177,7 +177,7 @@ def test_cache_keeps_queries_apart_from_documents(tmp_path: Path) -> None:
         ("notes from Nov 5th", set(), {"*-11-05"}),
         ("May I see #Food/bread recipes?", {"food/bread"}, set()),
         ("Why doesn't #1984 show up, see [[Tags#Valid]] or page#top", set(), set()),
-        ("on 31 February", set(), {"*-02-31"}),
+        ("on 31 February", set(), set()),  # no year has it
         ("on 45 March", set(), set()),
         # The day named in the question's own language (month names from ICU's CLDR data).
         ("Was habe ich am 5. November 2026 gemacht?", set(), {"2026-11-05"}),
@@ -295,6 +295,23 @@ def test_a_date_no_note_has_is_missing_and_one_a_note_has_is_not(agent_index: Va
     # A daily note of that day, and a meeting note titled with its date.
     assert retrieve("What did I do on 5 November 2026?").confidence.missing_names == ()
     assert retrieve("Notes from 10 November 2026?").confidence.missing_names == ()
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "what happened on 2024-02-30?",
+        "30 February 2024",
+        "February 29, 2025",
+        "2024年2月30日",
+        "my note of 0000-01-01",
+    ],
+)
+def test_a_day_the_calendar_lacks_names_no_day(agent_index: VaultIndex, question: str) -> None:
+    # It was taken for a date, then failed the search ("day is out of range": a 500).
+    assert query_hints(question).dates == frozenset()
+    assert agent_index.searcher.retrieve(question).confidence.missing_names == ()
+    assert query_hints("29 February").dates == {"*-02-29"}  # some year has it
 
 
 def test_in_a_vault_that_dates_no_note_a_date_names_no_note(

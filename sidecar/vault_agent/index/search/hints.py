@@ -8,6 +8,7 @@ reads the query and compares payloads. Measured in docs/retrieval.md.
 
 from __future__ import annotations
 
+import datetime
 import re
 from dataclasses import dataclass
 from functools import cache
@@ -66,9 +67,19 @@ def query_hints(query: str) -> QueryHints:
     dates = frozenset(
         f"{year or ANY_YEAR}-{month:02d}-{day:02d}"
         for year, month, day in found
-        if 1 <= month <= 12 and 1 <= day <= 31
+        if _possible(year, month, day)
     )
     return QueryHints(tags=tags, dates=dates)
+
+
+def _possible(year: str | None, month: int, day: int) -> bool:
+    """True for a day the calendar has ("2024-02-30", "0000-01-01" are none; 29 February
+    without a year is: some year has it)."""
+    try:
+        datetime.date(int(year) if year else 2000, month, day)  # 2000: a leap year
+    except ValueError:
+        return False
+    return True
 
 
 def date_words(query: str) -> frozenset[str]:
