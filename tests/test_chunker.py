@@ -15,6 +15,7 @@ from vault_agent.index.embed.minilm import MiniLmEmbedder
 from vault_agent.vault.chunker import (
     Chunk,
     ChunkSizes,
+    approximate_tokens,
     chunk_note,
     innermost_folder,
     split_text,
@@ -341,3 +342,22 @@ def test_what_is_embedded_is_the_text_a_reader_sees() -> None:
     for noise in ("do not edit", "shields.io", "https", "span", "Downloads", "%%"):
         assert noise not in chunk.embed_text
     assert "![Downloads](https://img.shields.io" in chunk.body  # the body keeps the markdown
+
+
+def test_a_word_longer_than_many_chunks_is_cut_measuring_short_texts_only() -> None:
+    # A pasted base64 image or a 5 MB line: each piece was sought among prefixes of the whole
+    # rest of the word (250 KB took two minutes with MiniLM's tokenizer, 5 MB took 13 GB).
+    measured: list[int] = []
+
+    def measure(text: str) -> int:
+        measured.append(len(text))
+        return approximate_tokens(text)
+
+    word = "iVBORw0KGgoAAAANSUhEUgAA" * 10_000  # 240,000 characters, no space
+    sizes = ChunkSizes(max_size=256, min_size=64, overlap=0, measure=measure)
+    chunks = chunk_note(parse_note("Screenshot.md", f"# Shot\n\n{word}\n".encode()), sizes)
+    assert "".join(chunk.body for chunk in chunks).replace("\n", "").endswith(word[-1000:])
+    assert all(approximate_tokens(chunk.embed_text) <= 256 for chunk in chunks)
+    assert max(measured) <= len(word)  # the word is measured whole once, at most
+    # Not every prefix of the rest (29 million characters measured; now about 300,000).
+    assert sum(measured) < 5 * len(word), sum(measured)

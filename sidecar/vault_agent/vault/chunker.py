@@ -339,18 +339,24 @@ def _split(text: str, max_size: int, level: int, measure: Callable[[str], int]) 
 
 
 def _cut_word(text: str, max_size: int, measure: Callable[[str], int]) -> list[str]:
-    """A single word too big for one chunk, cut into the longest pieces that fit."""
+    """A single word too big for one chunk, cut into the longest pieces that fit.
+
+    A piece is sought within `_TOO_LONG_FACTOR` characters per unit of the size (more than
+    any script averages per token), not in the whole rest of the word: measuring prefixes of
+    the rest made a pasted base64 image of 250 KB take two minutes, a 5 MB line 13 GB."""
     out: list[str] = []
-    while text:
-        low, high = 1, len(text)
+    window = max_size * _TOO_LONG_FACTOR
+    start = 0
+    while start < len(text):
+        low, high = 1, min(len(text) - start, window)
         while low < high:  # the longest prefix that fits (at least one character)
             middle = (low + high + 1) // 2
-            if measure(text[:middle]) <= max_size:
+            if measure(text[start : start + middle]) <= max_size:
                 low = middle
             else:
                 high = middle - 1
-        out.append(text[:low])
-        text = text[low:]
+        out.append(text[start : start + low])
+        start += low
     return out
 
 
