@@ -21,6 +21,7 @@ from vault_agent.index.search.fusion import fuse, fuse_scores
 from vault_agent.index.search.hits import (
     make_snippet,
 )
+from vault_agent.index.search.related import related_notes
 from vault_agent.index.search.searcher import BOOST_POOL, Searcher
 from vault_agent.index.store.protocol import ChunkPayload, SearchFilter, Store, StoredHit
 from vault_agent.index.vault_index import VaultIndex
@@ -287,3 +288,29 @@ def test_keyword_search_reads_a_notes_aliases_and_folders(
         assert files(search("zephyrine", limit=1, mode="sparse")) == plan
         assert files(search("kestrelwood", limit=1, mode="sparse")) == plan
         assert files(search("quillonbed", limit=1, mode="sparse")) == ["Gardening.md"]
+
+
+def test_a_long_note_has_related_notes_too(
+    tmp_path: Path, embedder: MiniLmEmbedder, sparse: Bm25Encoder
+) -> None:
+    # Each of its chunks took the 50 nearest chunks as candidates: all its own, then left out,
+    # so a note of more than 50 alike sections had no related notes at all.
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    sections = "".join(
+        f"## Day {n}\n\nFed the sourdough starter with rye flour and water, day {n}. "
+        "It rose by half in six hours in the warm kitchen, smelled sour and fruity, and fell "
+        "back by the evening, so it was fed again before bed with a little more rye flour "
+        "than the day before, to keep it strong for the loaf at the weekend.\n\n"
+        for n in range(80)
+    )
+    (vault / "Starter log.md").write_text(f"# Starter log\n\n{sections}", encoding="utf-8")
+    (vault / "Sourdough.md").write_text("# Sourdough\n\nFeed the starter rye flour.\n")
+    (vault / "Taxes.md").write_text("# Taxes\n\nFile the tax return by April.\n")
+    settings = Settings(vault=vault, data_dir=tmp_path / "data")
+    with VaultIndex(settings, embedder=embedder, sparse=sparse) as index:
+        index.indexer.sync()
+        assert index.store.count(SearchFilter(files=["Starter log.md"])) > 50
+        related = related_notes(index.store, "Starter log.md")
+        assert related is not None
+        assert [note.file for note in related] == ["Sourdough.md", "Taxes.md"]

@@ -71,12 +71,11 @@ def related_notes(
     if not vectors:
         return None
     best: dict[str, dict[int, StoredHit]] = {}
-    only_notes = SearchFilter(sources=[VAULT_SOURCE])
+    # Other notes only: a long note's own chunks would fill every chunk's candidates.
+    others = SearchFilter(sources=[VAULT_SOURCE], exclude_files=[file])
     queries = [VectorQuery(vector, CANDIDATES_PER_CHUNK) for vector in vectors]
-    for position, hits in enumerate(store.search(queries, only_notes)):
+    for position, hits in enumerate(store.search(queries, others)):
         for hit in hits:
-            if hit.payload.file == file:
-                continue
             per_chunk = best.setdefault(hit.payload.file, {})
             if position not in per_chunk or hit.score > per_chunk[position].score:
                 per_chunk[position] = hit

@@ -72,6 +72,9 @@ def conditions(search_filter: SearchFilter | None) -> list[Condition]:
     excluded = [s for s in search_filter.exclude_sources if s]
     if excluded:
         out.append(NoneOf("source", excluded))
+    excluded = [f for f in search_filter.exclude_files if f]
+    if excluded:
+        out.append(NoneOf("file", excluded))
     if search_filter.date_from is not None or search_filter.date_to is not None:
         # date_to is inclusive for the caller. An exclusive bound on the next day keeps it
         # inclusive even if a `date` ever carries a time of day ("2024-05-01T18:00").

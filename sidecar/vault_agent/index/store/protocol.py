@@ -125,6 +125,7 @@ class SearchFilter(BaseModel):
     )
     folders: list[str] = Field(default_factory=list)
     files: list[str] = Field(default_factory=list)
+    exclude_files: list[str] = Field(default_factory=list)
     sources: list[str] = Field(default_factory=list)
     exclude_sources: list[str] = Field(default_factory=list)
     urls: list[str] = Field(default_factory=list, description="Documents with one of these urls.")
