@@ -11,6 +11,7 @@ models are fake_llm.py's fake providers, driven by the real provider clients.
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
@@ -235,6 +236,29 @@ async def test_qdrant_unreachable_at_start_then_up_serves_without_a_restart(
             assert time.monotonic() < deadline, "the sidecar never recovered"
             await asyncio.sleep(0.2)
         assert await healthy(api)
+
+
+async def test_a_file_the_watcher_cannot_name_is_named_and_watching_goes_on(
+    vault: Path,
+    tmp_path: Path,
+    embedder: MiniLmEmbedder,
+    sparse: Bm25Encoder,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A file named with bytes that are not UTF-8 stops the watcher (its Rust side can't make
+    a path of it): the reason says which file, and the watcher starts again."""
+    monkeypatch.setattr(index_service, "RETRY_S", 0.2)
+    settings = api_settings(vault, tmp_path)
+    options = {"embedder": embedder, "sparse": sparse, "background_indexer": True}
+    async with serve_api(settings, **options) as api:
+        await until(api, lambda body: body["state"] == "watching")
+        (vault / os.fsdecode(b"raw \xff name.md")).write_text("# Raw\n\nrawword\n")
+        await until(api, lambda body: "Unable to decode path" in (body["error"] or ""))
+        (vault / "Later.md").write_text("# Later\n\nThe quincefold arrives later.\n")
+        deadline = time.monotonic() + 20
+        while await search_top(api, "quincefold") != (200, "Later.md"):
+            assert time.monotonic() < deadline, "watching never resumed"
+            await asyncio.sleep(0.2)
 
 
 async def until(api: Api, check: Any, timeout_s: float = 20) -> None:

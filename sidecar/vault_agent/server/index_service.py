@@ -180,8 +180,9 @@ class BackgroundIndexer:
         try:
             await index.indexer.watch(stop=self._stop, on_sync=self._record)
         except Exception as error:  # e.g. the vault folder vanished: say so, try again later
-            log.warning("watching the vault stopped: %s", error)
-            self.last_error = f"watching the vault stopped: {error}"
+            reason = _reason(error)
+            log.warning("watching the vault stopped: %s", reason)
+            self.last_error = f"watching the vault stopped: {reason}"
             await self._sleep(RETRY_S)
         finally:
             self.watching = False
@@ -217,3 +218,12 @@ class BackgroundIndexer:
     async def _sleep(self, seconds: float) -> None:
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._stop.wait(), seconds)
+
+
+def _reason(error: BaseException) -> str:
+    """What went wrong, from the errors inside a task group too ("unhandled errors in a
+    TaskGroup" says nothing; the watcher's "Unable to decode path" for a file named with bytes
+    that are not UTF-8 does)."""
+    if isinstance(error, BaseExceptionGroup):
+        return "; ".join(dict.fromkeys(_reason(inner) for inner in error.exceptions))
+    return str(error) or type(error).__name__
