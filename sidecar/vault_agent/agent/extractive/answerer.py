@@ -138,9 +138,9 @@ def answer(plan: SearchPlan, context: ToolsContext) -> Answer:
     # Not close enough to be sure, the quotes are given as the nearest the notes come: below
     # the floor (shown only because the question names the note), or below a surer score.
     # A last/first question's wording ("the most recent release...") keeps its cosines low;
-    # what answers it is the newest (oldest) note that bears on it, found by date.
+    # what answers it is the newest (oldest) note that bears on it, found by date. Nor is the
+    # note of a day the question names doubted: it is what the question asks about.
     best = kept[0].closeness
-    # Nor is the note of a day the question names doubted: it is what the question asks about.
     unsure = not (plan.pointed or first[0].on_day) and (
         best < calibration.sentence_floor
         or (best < calibration.sentence_sure and plan.order is None)
