@@ -155,15 +155,19 @@ def scored(
         note_rank = note_ranks.setdefault(passage.hit.file, len(note_ranks))
         chunk = passage.chunk
         on_day = bool(plan.days) and days.matches(chunk)
+        of_named = passage.hit.file in named_files
         for unit in [*property_units(chunk.properties), *split_units(chunk.body, chunk.heading)]:
             if unit.navigation:
                 continue
             keyed = unit.fact and _names_key(unit, question_terms, analyzer)
-            if unit.fact and on_day and not keyed:
-                continue  # what a day's note says answers for the day, not its `type: daily`
-            asked = _asked_for(unit, plan, passage.hit.file in named_files, languages)
-            if unit.fact and not (keyed or asked):
-                continue  # a property the question doesn't ask about ("type: person")
+            # A property the question doesn't ask about ("type: person"; a day's note answers
+            # for the day by what it says, not by its `type: daily`).
+            if (
+                unit.fact
+                and not keyed
+                and (on_day or not _asked_for(unit, plan, of_named, languages))
+            ):
+                continue
             terms = set(analyzer.terms(unit.text))
             if shown and terms and len(terms & shown) >= SHOWN_SHARE * min(len(terms), len(shown)):
                 # The selected text itself (or holding it): the user has it already; what the
@@ -187,7 +191,7 @@ def scored(
                 named = 1.0  # "7 November" names the day's note, which needn't write "November"
             holds = all(name <= context_terms for name in exact)
             lexical = shared + 0.3 / (1 + rank)
-            unasked = unit.fact and not keyed and passage.hit.file not in named_files
+            unasked = unit.fact and not keyed and not of_named
             candidate = _Candidate(unit, passage, lexical, named, holds, note_rank, keyed, unasked)
             candidates.append(candidate)
     if exact and any(candidate.holds_exact for candidate in candidates):
