@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 import pytest
@@ -12,7 +12,7 @@ from vault_agent.config import Settings
 from vault_agent.index import vault_index as vault_index_module
 from vault_agent.index.embed.bm25 import Bm25Encoder
 from vault_agent.index.embed.choose import ModelChoice, TextModels
-from vault_agent.index.embed.minilm import MiniLmEmbedder
+from vault_agent.index.embed.minilm import MiniLmEmbedder, Vector
 from vault_agent.index.vault_index import VaultIndex
 
 REPO = Path(__file__).resolve().parents[1]
@@ -39,6 +39,24 @@ def shared_notes(vault: str, notes: Iterable[str], target: Path) -> Path:
         (target / note).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(source / note, target / note)
     return target
+
+
+class WrappedEmbedder:
+    """The real embedder, delegated to: a test's subclass watches or changes
+    `embed_documents` (counts, records, holds or fails it) and leaves the rest as it is."""
+
+    def __init__(self, inner: MiniLmEmbedder) -> None:
+        self.inner = inner
+        self.model_name = inner.model_name
+        self.dim = inner.dim
+        self.max_tokens = inner.max_tokens
+        self.count_tokens = inner.count_tokens
+
+    def embed_documents(self, texts: Sequence[str]) -> list[Vector]:
+        return self.inner.embed_documents(texts)
+
+    def embed_query(self, text: str) -> Vector:
+        return self.inner.embed_query(text)
 
 
 @pytest.fixture(scope="session")

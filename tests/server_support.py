@@ -23,7 +23,7 @@ import aiohttp
 import pytest
 from aiohttp import web
 
-from conftest import EXAMPLE_VAULT
+from conftest import EXAMPLE_VAULT, WrappedEmbedder
 from fake_llm import FakeLLMServer, FakeTurn
 from vault_agent.config import LlmSettings, Settings, StoreSettings
 from vault_agent.index.embed.bm25 import Bm25Encoder
@@ -242,16 +242,12 @@ def search_then_answer(body: dict[str, Any]) -> FakeTurn:
     return FakeTurn.tool_calls([("search_notes", {"query": "feed the sourdough starter"})])
 
 
-class GatedEmbedder:
+class GatedEmbedder(WrappedEmbedder):
     """The real embedder, except that embedding documents waits at a gate: holds an index
     sync mid-flight, as a large vault would, for as long as a test needs. Queries pass."""
 
     def __init__(self, inner: MiniLmEmbedder) -> None:
-        self.inner = inner
-        self.model_name = inner.model_name
-        self.dim = inner.dim
-        self.max_tokens = inner.max_tokens
-        self.count_tokens = inner.count_tokens
+        super().__init__(inner)
         self.gate = threading.Event()
         self.gate.set()
         self.waiting = threading.Event()
@@ -261,6 +257,3 @@ class GatedEmbedder:
         if not self.gate.wait(timeout=60):
             raise TimeoutError("the test never opened the embedding gate")
         return self.inner.embed_documents(texts)
-
-    def embed_query(self, text: str) -> Vector:
-        return self.inner.embed_query(text)

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from qdrant_client import QdrantClient
 
-from conftest import EXAMPLE_VAULT
+from conftest import EXAMPLE_VAULT, WrappedEmbedder
 from vault_agent.agent.events import DoneEvent
 from vault_agent.agent.extractive import ExtractiveAnswerer
 from vault_agent.agent.loop import run_agent
@@ -51,23 +51,16 @@ LONG_TEXT = (
 )
 
 
-class RecordingEmbedder:
+class RecordingEmbedder(WrappedEmbedder):
     """The real embedder, remembering every passage it embedded."""
 
     def __init__(self, inner: MiniLmEmbedder) -> None:
-        self.inner = inner
-        self.model_name = inner.model_name
-        self.dim = inner.dim
-        self.max_tokens = inner.max_tokens
-        self.count_tokens = inner.count_tokens
+        super().__init__(inner)
         self.texts: list[str] = []
 
     def embed_documents(self, texts: Sequence[str]) -> list[Vector]:
         self.texts += texts
         return self.inner.embed_documents(texts)
-
-    def embed_query(self, text: str) -> Vector:
-        return self.inner.embed_query(text)
 
 
 @pytest.fixture

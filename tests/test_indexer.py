@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from conftest import EXAMPLE_VAULT
+from conftest import EXAMPLE_VAULT, WrappedEmbedder
 from vault_agent.config import Settings
 from vault_agent.index.embed.bm25 import Bm25Encoder
 from vault_agent.index.embed.minilm import MiniLmEmbedder, Vector
@@ -25,23 +25,16 @@ from vault_agent.index.sync import indexer as indexer_module
 from vault_agent.index.vault_index import VaultIndex
 
 
-class CountingEmbedder:
+class CountingEmbedder(WrappedEmbedder):
     """The real embedder, counting how many texts it embeds."""
 
     def __init__(self, inner: MiniLmEmbedder) -> None:
-        self.inner = inner
-        self.model_name = inner.model_name
-        self.dim = inner.dim
-        self.max_tokens = inner.max_tokens
-        self.count_tokens = inner.count_tokens
+        super().__init__(inner)
         self.embedded = 0
 
     def embed_documents(self, texts: Sequence[str]) -> list[Vector]:
         self.embedded += len(texts)
         return self.inner.embed_documents(texts)
-
-    def embed_query(self, text: str) -> Vector:
-        return self.inner.embed_query(text)
 
 
 @pytest.fixture

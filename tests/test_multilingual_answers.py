@@ -100,18 +100,25 @@ JOURNAL = {
 }
 
 
-@pytest.fixture
-def journal(tmp_path: Path) -> Iterator[tuple[VaultIndex, ToolsContext]]:
+def _indexed(
+    tmp_path: Path, notes: dict[str, str], today: date
+) -> Iterator[tuple[VaultIndex, ToolsContext]]:
+    """`notes` written to a vault and indexed with the models `auto` picks for them."""
     vault = tmp_path / "vault"
-    vault.mkdir()
-    for name, text in JOURNAL.items():
+    for name, text in notes.items():
+        (vault / name).parent.mkdir(parents=True, exist_ok=True)
         (vault / name).write_text(text, encoding="utf-8")
     settings = Settings(vault=vault, data_dir=tmp_path / "data", index={"embedding": "auto"})
     with VaultIndex(settings) as index:
         index.indexer.sync()
         context = ToolsContext.from_index(index)
-        context.today = date(2026, 1, 1)
+        context.today = today
         yield index, context
+
+
+@pytest.fixture
+def journal(tmp_path: Path) -> Iterator[tuple[VaultIndex, ToolsContext]]:
+    yield from _indexed(tmp_path, JOURNAL, date(2026, 1, 1))
 
 
 async def _journal_answer(journal: tuple[VaultIndex, ToolsContext], question: str) -> str:
@@ -164,16 +171,7 @@ SWEDISH = {
 
 @pytest.fixture
 def swedish(tmp_path: Path) -> Iterator[tuple[VaultIndex, ToolsContext]]:
-    vault = tmp_path / "vault"
-    for name, text in SWEDISH.items():
-        (vault / name).parent.mkdir(parents=True, exist_ok=True)
-        (vault / name).write_text(text, encoding="utf-8")
-    settings = Settings(vault=vault, data_dir=tmp_path / "data", index={"embedding": "auto"})
-    with VaultIndex(settings) as index:
-        index.indexer.sync()
-        context = ToolsContext.from_index(index)
-        context.today = date(2026, 10, 1)
-        yield index, context
+    yield from _indexed(tmp_path, SWEDISH, date(2026, 10, 1))
 
 
 async def test_in_a_language_the_model_was_not_trained_on_words_decide(

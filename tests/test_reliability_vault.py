@@ -24,6 +24,7 @@ from urllib.parse import quote
 
 import pytest
 
+from conftest import WrappedEmbedder
 from pdf_factory import write_pdf
 from server_support import AUTH, api_settings, serve_api
 from vault_agent.index.embed.bm25 import Bm25Encoder
@@ -163,16 +164,12 @@ def build_bad_vault(root: Path) -> BadVault:
     return made
 
 
-class MidSyncChanges:
+class MidSyncChanges(WrappedEmbedder):
     """The real embedder; its first call (the sync is under way, notes are being read)
     deletes a note already read and one not read yet, and renames a note twice."""
 
     def __init__(self, inner: MiniLmEmbedder, vault: Path) -> None:
-        self.inner = inner
-        self.model_name = inner.model_name
-        self.dim = inner.dim
-        self.max_tokens = inner.max_tokens
-        self.count_tokens = inner.count_tokens
+        super().__init__(inner)
         self.vault = vault
         self.calls = 0
         self.texts = 0
@@ -193,9 +190,6 @@ class MidSyncChanges:
             first.rename(once)
             once.rename(twice)
         return self.inner.embed_documents(texts)
-
-    def embed_query(self, text: str) -> Vector:
-        return self.inner.embed_query(text)
 
 
 @dataclass
@@ -760,23 +754,13 @@ def test_a_folder_that_cannot_be_read_is_reported_and_its_notes_kept(
         assert statuses(index)["Shared/Plan.md"].state == "indexed"
 
 
-class PoisonedEmbedder:
+class PoisonedEmbedder(WrappedEmbedder):
     """The real embedder, failing (as a bug would) on any batch holding one note's word."""
-
-    def __init__(self, inner: MiniLmEmbedder) -> None:
-        self.inner = inner
-        self.model_name = inner.model_name
-        self.dim = inner.dim
-        self.max_tokens = inner.max_tokens
-        self.count_tokens = inner.count_tokens
 
     def embed_documents(self, texts: Sequence[str]) -> list[Vector]:
         if any("poisonword" in text for text in texts):
             raise RuntimeError("Unable to cast Python instance of type str to C++ type")
         return self.inner.embed_documents(texts)
-
-    def embed_query(self, text: str) -> Vector:
-        return self.inner.embed_query(text)
 
 
 def test_a_note_the_model_cannot_take_fails_alone(

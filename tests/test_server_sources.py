@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from conftest import WrappedEmbedder
 from fake_llm import FakeTurn
 from server_support import (
     AUTH,
@@ -58,23 +59,16 @@ PETREL_QUESTION = "How many storm petrels did the lighthouse keeper count?"
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
 
-class CountingEmbedder:
+class CountingEmbedder(WrappedEmbedder):
     """The real embedder, counting the passages it embeds (queries are free)."""
 
     def __init__(self, inner: MiniLmEmbedder) -> None:
-        self.inner = inner
-        self.model_name = inner.model_name
-        self.dim = inner.dim
-        self.max_tokens = inner.max_tokens
-        self.count_tokens = inner.count_tokens
+        super().__init__(inner)
         self.passages = 0
 
     def embed_documents(self, texts: Sequence[str]) -> list[Vector]:
         self.passages += len(texts)
         return self.inner.embed_documents(texts)
-
-    def embed_query(self, text: str) -> Vector:
-        return self.inner.embed_query(text)
 
 
 @pytest.fixture(scope="module")
