@@ -6,12 +6,13 @@ import shutil
 import socket
 import sys
 from collections.abc import Iterator
+from datetime import date
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
-from agent_helpers import ask, done_of, names, of_type
+from agent_helpers import ask, context_for, done_of, names, of_type
 from conftest import EXAMPLE_VAULT
 from fake_llm import FakeTurn, fake_provider
 from vault_agent.agent.citations.links import (
@@ -87,9 +88,29 @@ async def test_a_question_naming_a_day_is_answered_from_that_days_note(
     assert not done.answer.startswith(UNSURE) and "type: daily" not in done.answer
     # Read without the day it names, the question finds nothing close enough to be sure of.
     plans = sys.modules[SearchPlan.__module__]  # the module: the package names its function
-    monkeypatch.setattr(plans, "query_hints", lambda question: QueryHints())
+    monkeypatch.setattr(plans, "query_hints", lambda *_: QueryHints())
     done = done_of(await ask(agent_index, ExtractiveAnswerer(), question))
     assert done.answer.startswith(UNSURE), done.answer
+
+
+@pytest.mark.parametrize(
+    ("question", "today"),
+    [
+        ("What did I do yesterday?", date(2026, 11, 8)),
+        ("What did I do last Saturday? Yesterday, I mean.", date(2026, 11, 8)),
+        ("Qu'ai-je fait avant-hier ?", date(2026, 11, 9)),  # French: the day before yesterday
+    ],
+)
+async def test_a_day_relative_to_today_is_answered_from_that_days_note(
+    agent_index: VaultIndex, question: str, today: date
+) -> None:
+    context = context_for(agent_index, today)
+    done = done_of(await ask(agent_index, ExtractiveAnswerer(), question, context=context))
+    assert done.answer.splitlines()[0].endswith("[[Daily/2026-11-07#Log]]"), done.answer
+    # Days later, the same words name a day without a note: not covered, no other day quoted.
+    later = context_for(agent_index, date(2026, 11, 20))
+    done = done_of(await ask(agent_index, ExtractiveAnswerer(), question, context=later))
+    assert done.answer.startswith(NOT_COVERED), done.answer
 
 
 async def test_extractive_finds_the_note_named_in_the_question(agent_index: VaultIndex) -> None:

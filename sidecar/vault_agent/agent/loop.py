@@ -165,8 +165,10 @@ class _Run:
         self.turn = 1
         yield self._status("searching", "Searching your notes (no language model).")
         await asyncio.to_thread(self._first_turn, False)
-        analyzer = self.context.searcher.sparse.analyzer
-        search = plan(self.request, self.active_file, analyzer)
+        sparse = self.context.searcher.sparse
+        languages = sparse.question_languages(self.request.question)
+        today = self.context.current_date()
+        search = plan(self.request, self.active_file, sparse.analyzer, today, languages)
         call = ToolCall(
             id=new_tool_call_id(), name="search_notes", arguments={"query": search.query}
         )

@@ -298,7 +298,10 @@ def _best_sections(
     One passage per note misses answers that span sections (a trip's plan and its budget);
     more would let one long note crowd out the rest.
     """
-    ranked = reader.context.searcher.search(query, search_filter, limit * 4, one_per_note=False)
+    today = reader.context.current_date()
+    ranked = reader.context.searcher.search(
+        query, search_filter, limit * 4, one_per_note=False, today=today
+    )
     taken: dict[str, int] = {}
     kept: list[SearchHit] = []
     for hit in ranked:

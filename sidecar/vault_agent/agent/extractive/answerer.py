@@ -84,7 +84,9 @@ def answer(plan: SearchPlan, context: ToolsContext) -> Answer:
     """The extractive answer to `plan`'s question (blocking: call it in a worker thread)."""
     searcher = context.searcher
     searches = [
-        searcher.retrieve(query, limit=PASSAGES, one_per_note=False, near=plan.near)
+        searcher.retrieve(
+            query, limit=PASSAGES, one_per_note=False, near=plan.near, today=plan.today
+        )
         for query in plan.queries
     ]
     found = searches[0]
@@ -92,14 +94,20 @@ def answer(plan: SearchPlan, context: ToolsContext) -> Answer:
     passages = [p for rank in zip_longest(*(s.passages for s in searches)) for p in rank if p]
     if plan.active_file:  # the open note's own passages, whatever the vault at large has
         only = SearchFilter(files=[plan.active_file])
-        passages += searcher.retrieve(plan.query, only, FOCUSED, one_per_note=False).passages
+        passages += searcher.retrieve(
+            plan.query, only, FOCUSED, one_per_note=False, today=plan.today
+        ).passages
     subject = _subject_files(plan, context)
     if subject:  # a follow-up: the passages of the notes the previous answer cited
         only = SearchFilter(files=sorted(subject))
-        passages += searcher.retrieve(plan.question, only, FOCUSED, one_per_note=False).passages
+        passages += searcher.retrieve(
+            plan.question, only, FOCUSED, one_per_note=False, today=plan.today
+        ).passages
     if plan.order is not None:  # "when did I last...": the daily notes that bear on it
         dated = SearchFilter(date_from=EARLIEST_DAY)
-        passages += searcher.retrieve(plan.query, dated, FOCUSED, one_per_note=False).passages
+        passages += searcher.retrieve(
+            plan.query, dated, FOCUSED, one_per_note=False, today=plan.today
+        ).passages
     passages = _unique(passages)
     if not passages:
         return Answer(NOTHING, [], plan.query, 0)

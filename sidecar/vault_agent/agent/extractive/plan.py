@@ -8,7 +8,9 @@ dated note that bears on it, not the most similar one.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
+from datetime import date
 from typing import Literal
 
 from vault_agent.agent.citations.links import find_citations
@@ -66,8 +68,10 @@ class SearchPlan:
     subject_links: tuple[str, ...] = ()
     """The notes the previous answer cited (link targets): what a follow-up is about."""
     days: frozenset[str] = frozenset()
-    """The days the question names ("on 7 November", "2026-11-07"; `index/search/hints.py`):
-    a note dated one of them is what it asks about."""
+    """The days the question names ("on 7 November", "in March 2024", "last week": date
+    patterns, `index/search/hints.py`): a note dated in one of them is what it asks about."""
+    today: date | None = None
+    """The day "yesterday" and "last week" count from (None: the system's)."""
 
     @property
     def queries(self) -> list[str]:
@@ -85,8 +89,15 @@ class SearchPlan:
         return bool(self.active_file or self.selection)
 
 
-def plan(request: AgentRequest, active_file: str, analyzer: Analyzer) -> SearchPlan:
-    """The search for `request`: its question, completed by its context."""
+def plan(
+    request: AgentRequest,
+    active_file: str,
+    analyzer: Analyzer,
+    today: date | None = None,
+    languages: Collection[str] = (),
+) -> SearchPlan:
+    """The search for `request`: its question, completed by its context. `today` (default
+    the system's) is the day "yesterday" counts from, in `languages` (default the notes')."""
     question = request.question.strip()
     parts = [question]
     selection = (request.selection or "").strip()[:SELECTION_CHARS]
@@ -109,9 +120,10 @@ def plan(request: AgentRequest, active_file: str, analyzer: Analyzer) -> SearchP
         how_to=bool(_HOW_TO.search(question)),
         active_file=active_file,
         near=frozenset(near),
+        today=today,
         selection=selection,
         subject_links=() if selection or not earlier else _cited_before(request),
-        days=query_hints(question).dates,
+        days=query_hints(question, today, languages or (analyzer.language,)).dates,
     )
 
 

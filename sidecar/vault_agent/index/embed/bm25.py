@@ -44,6 +44,12 @@ class Bm25Encoder:
         language = query_language(query, self.languages)
         return language if language is not None and language not in self.languages else None
 
+    def question_languages(self, query: str) -> frozenset[str]:
+        """The languages `query`'s words may be read in: the notes', and its own when it is
+        written in another."""
+        foreign = self.foreign_language(query)
+        return self.languages | {foreign} if foreign else self.languages
+
     def embed_names(self, query: str, language: str) -> SparseVector:
         """The names, identifiers and quoted phrases of `query`, written in `language`."""
         return self.embed_query(" ".join(names_in(query, language)))

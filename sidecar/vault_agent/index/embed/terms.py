@@ -112,7 +112,7 @@ class Analyzer:
         self.language = language
         name = STEMMED_LANGUAGES.get(language)
         self._stemmer = SnowballStemmer(name) if name else None
-        self._stop_words = _stop_words(language)
+        self._stop_words = function_words(language)
         self._weak_words = _weak_words(language)
 
     def is_weak(self, term: str) -> bool:
@@ -187,7 +187,7 @@ def _weak_words(language: str) -> frozenset[str]:
     """The stems of the long generic-word list (`stop-words`, 1,300 words in English), the
     function words excepted (those are dropped)."""
     try:
-        words = set(get_stop_words(language)) - _stop_words(language)
+        words = set(get_stop_words(language)) - function_words(language)
     except Exception:  # the package has no list for this language
         return frozenset()
     name = STEMMED_LANGUAGES.get(language)
@@ -196,7 +196,19 @@ def _weak_words(language: str) -> frozenset[str]:
 
 
 @cache
-def _stop_words(language: str) -> frozenset[str]:
+def common_words(language: str) -> frozenset[str]:
+    """The function words of `language` and its long generic-word list (lower case, not
+    stemmed): a word of either is too common to read as anything else ("may" is no month)."""
+    try:
+        generic = frozenset(word.lower() for word in get_stop_words(language))
+    except Exception:  # the package has no list for this language
+        generic = frozenset()
+    return function_words(language) | generic
+
+
+@cache
+def function_words(language: str) -> frozenset[str]:
+    """The function words of `language` (lower case): words never worth matching alone."""
     # Short lists of function words (English: Snowball's 175). A long list drops words people
     # search by: the 1,300-word list used before held "first", "date", "buy", "fix", "things"
     # and "computer", so "the very first release" searched for "release" alone. Its other

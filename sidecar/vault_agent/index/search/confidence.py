@@ -182,7 +182,7 @@ def missing_names(
     if not absent:
         return ()
     missing = []
-    dates = date_words(query)
+    dates = date_words(query, (language or analyzer.language,))
     for name in names_in(query, language or analyzer.language):
         if name in dates:
             continue
@@ -204,7 +204,8 @@ def absent_words(query: str, absent: Collection[int], analyzer: Analyzer) -> tup
         return ()
     names = names_in(query, analyzer.language)
     skip = {term for name in names for term in analyzer.terms(name, query=True)}
-    skip |= {term for word in date_words(query) for term in analyzer.terms(word, query=True)}
+    dates = date_words(query, (analyzer.language,))
+    skip |= {term for word in dates for term in analyzer.terms(word, query=True)}
     words = dict.fromkeys(analyzer.subject_terms(query, query=True))
     return tuple(
         word for word in words if term_id(word) in absent and word not in skip and word.isalnum()

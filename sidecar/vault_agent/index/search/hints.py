@@ -1,27 +1,37 @@
 """Dates and tags written in a query, and whether a chunk carries them.
 
-"What did I do on 5 November?" or "my #ideas notes" name the notes they want by a property the
-text of those notes may not even contain (a daily note's date lives in its file name; most
-tags live in frontmatter). Search boosts the hits that match (see `Searcher`); this module only
-reads the query and compares payloads. Measured in docs/retrieval.md.
+"What did I do on 5 November?", "who did I meet in March 2024?", "what did I do yesterday?" or
+"my #ideas notes" name the notes they want by a property the text of those notes may not even
+contain (a daily note's date lives in its file name; most tags live in frontmatter). Search
+boosts the hits that match and searches the notes of those days (see `Searcher`); this module
+only reads the query and compares payloads. Measured in docs/retrieval.md.
+
+A date is kept as an ISO 8601 pattern: a day "2026-11-05", a month "2026-11", a year "2026",
+an interval "2026-11-16/2026-11-22" (last week), or a day or month without its year
+"*-11-05", "*-11" ("5 November", "in November": that day or month in any year).
 """
 
 from __future__ import annotations
 
 import datetime
 import re
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from functools import cache
 
-from vault_agent.index.search.month_names import ENGLISH, abbreviations, month_names
+from vault_agent.index.embed.terms import common_words
+from vault_agent.index.search.month_names import ENGLISH, abbreviations, month_names, name_table
+from vault_agent.index.search.relative_dates import Period, relative_periods, relative_words
 from vault_agent.index.store.protocol import ChunkPayload
 
 _DAY = r"(\d{1,2})(?:st|nd|rd|th|\.)?"
 # ", 2026", " 2026", " de 2026", " г." (Russian writes "5 марта 2026 г.").
 _YEAR = r"(?:,?\s+(?:de\s+)?(\d{4}))?"
 _ISO = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
+_ISO_MONTH = re.compile(r"(?<![\d-])(\d{4})-(\d{2})(?![\d-])")
 # Chinese and Japanese "2026年11月5日", Korean "2026년 11월 5일": months are numbers there.
 _CJK = re.compile(r"(?:(\d{4})\s*[年년]\s*)?(\d{1,2})\s*[月월]\s*(\d{1,2})\s*[日일]")
+_CJK_MONTH = re.compile(r"(\d{4})\s*[年년]\s*(\d{1,2})\s*[月월]")
 # Obsidian's tag syntax: '#' after whitespace (not a URL fragment or a [[Note#Heading]]),
 # letters, digits, '_', '-', '/', and at least one character that is not a digit.
 _TAG = re.compile(r"(?<!\S)#([\w/-]*[^\W\d][\w/-]*)")
@@ -29,11 +39,12 @@ _ISO_IN_TEXT = re.compile(r"\d{4}-\d{2}-\d{2}")
 _DIGIT = re.compile(r"\d")
 #: A date the query names without a year: matches that month and day in any year.
 ANY_YEAR = "*"
+_INTERVAL = "/"
 
 
 @dataclass(frozen=True)
 class QueryHints:
-    """Tags (lower-case, no '#') and dates ("2026-11-05", or "*-11-05" without a year)."""
+    """Tags (lower-case, no '#') and dates (ISO patterns, see the module's docstring)."""
 
     tags: frozenset[str] = frozenset()
     dates: frozenset[str] = frozenset()
@@ -51,25 +62,114 @@ class QueryHints:
         stamps = set(_ISO_IN_TEXT.findall(payload.title))
         if payload.date:
             stamps.add(payload.date[:10])
-        return any(_same_day(wanted, stamp) for wanted in self.dates for stamp in stamps)
+        return any(within(wanted, stamp) for wanted in self.dates for stamp in stamps)
 
 
-def query_hints(query: str) -> QueryHints:
-    """The tags and calendar dates written in `query` (impossible dates are ignored)."""
+def query_hints(
+    query: str, today: datetime.date | None = None, languages: Collection[str] = ("en",)
+) -> QueryHints:
+    """The tags and calendar dates written in `query` (impossible dates are ignored): days,
+    months, and periods relative to `today` ("yesterday", "last week") in one of `languages`
+    or English."""
     tags = frozenset(tag.lower().strip("/") for tag in _TAG.findall(query))
+    days, rest = _days(query)
+    dates = {f"{year or ANY_YEAR}-{month:02d}-{day:02d}" for year, month, day in days}
+    dates |= {f"{year or ANY_YEAR}-{month:02d}" for year, month in _months(rest, languages)}
+    today = today or datetime.date.today()
+    dates |= {_pattern(period) for period in relative_periods(query, today, languages)}
+    return QueryHints(tags=tags, dates=frozenset(dates))
+
+
+def within(wanted: str, stamp: str) -> bool:
+    """True when the day `stamp` ("2026-11-05") falls in the date pattern `wanted`."""
+    if _INTERVAL in wanted:
+        first, last = wanted.split(_INTERVAL)
+        return first <= stamp <= last
+    year, _, rest = wanted.partition("-")
+    return (year == ANY_YEAR or stamp[:4] == year) and stamp[5 : 5 + len(rest)] == rest
+
+
+def span(wanted: str, year: int | None = None) -> Period | None:
+    """The days of the date pattern `wanted`, in `year` when it names none ("*-11-05"); None
+    when that year lacks the day (29 February), or no year is known."""
+    if _INTERVAL in wanted:
+        start, end = wanted.split(_INTERVAL)
+        return Period(datetime.date.fromisoformat(start), datetime.date.fromisoformat(end))
+    written, *parts = wanted.split("-")
+    if written != ANY_YEAR:
+        year = int(written)
+    if year is None:
+        return None
+    month, day = (int(part) for part in (*parts, "0", "0")[:2])
+    try:
+        if day:
+            return Period(datetime.date(year, month, day), datetime.date(year, month, day))
+        first = datetime.date(year, month or 1, 1)
+    except ValueError:
+        return None
+    last = datetime.date(year, 12, 31) if not month else _month_end(first)
+    return Period(first, last)
+
+
+def any_year(wanted: str) -> bool:
+    """True for a pattern without its year ("*-11-05")."""
+    return wanted.startswith(ANY_YEAR)
+
+
+def _days(query: str) -> tuple[list[tuple[str | None, int, int]], str]:
+    """The days written in `query` as (year or None, month, day), and the query with them
+    blanked out (where a month alone is then read)."""
     found: list[tuple[str | None, int, int]] = []
-    found += [(y, int(m), int(d)) for y, m, d in _ISO.findall(query)]
-    found += [(y or None, int(m), int(d)) for y, m, d in _CJK.findall(query)]
+    spans: list[tuple[int, int]] = []
+    for match in _ISO.finditer(query):
+        found.append((match[1], int(match[2]), int(match[3])))
+        spans.append(match.span())
+    for match in _CJK.finditer(query):
+        found.append((match[1] or None, int(match[2]), int(match[3])))
+        spans.append(match.span())
     if _DIGIT.search(query):  # a day is a number: a query without one names none
         day_month, month_day = _named_month_patterns()
-        found += [(y or None, _month(m), int(d)) for d, m, y in day_month.findall(query)]
-        found += [(y or None, _month(m), int(d)) for m, d, y in month_day.findall(query)]
-    dates = frozenset(
-        f"{year or ANY_YEAR}-{month:02d}-{day:02d}"
-        for year, month, day in found
-        if _possible(year, month, day)
-    )
-    return QueryHints(tags=tags, dates=dates)
+        for match in day_month.finditer(query):
+            found.append((match[3] or None, _month(match[2]), int(match[1])))
+            spans.append(match.span())
+        for match in month_day.finditer(query):
+            found.append((match[3] or None, _month(match[1]), int(match[2])))
+            spans.append(match.span())
+    rest = query
+    for start, end in spans:
+        rest = rest[:start] + " " * (end - start) + rest[end:]
+    return [(y, m, d) for y, m, d in found if _possible(y, m, d)], rest
+
+
+def _months(rest: str, languages: Collection[str]) -> list[tuple[str | None, int]]:
+    """The months named without a day in `rest`: "2026-11", "2026年11月", "November 2026",
+    and a month's full name alone ("in November") unless some language of the vault (or
+    English) also uses it as a function word ("may", Italian "mai")."""
+    found = [(year, int(month)) for year, month in _ISO_MONTH.findall(rest)]
+    found += [(year, int(month)) for year, month in _CJK_MONTH.findall(rest)]
+    with_year, alone = _month_patterns()
+    found += [(year, _month(name)) for name, year in with_year.findall(rest)]
+    rest = with_year.sub(" ", rest)
+    common = set().union(*(common_words(language) for language in {*languages, "en"}))
+    found += [(None, _month(name)) for name in alone.findall(rest) if name.lower() not in common]
+    return [(year, month) for year, month in found if 1 <= month <= 12]
+
+
+def _pattern(period: Period) -> str:
+    """The shortest pattern of `period`: a day, a whole month or year, else an interval."""
+    first, last = period.first, period.last
+    if first == last:
+        return first.isoformat()
+    if (first.month, first.day, last.month, last.day) == (1, 1, 12, 31) and first.year == last.year:
+        return f"{first.year}"
+    if first.day == 1 and last == _month_end(first):
+        return first.isoformat()[:7]
+    return f"{first.isoformat()}{_INTERVAL}{last.isoformat()}"
+
+
+def _month_end(first: datetime.date) -> datetime.date:
+    following = (first.replace(day=28) + datetime.timedelta(days=4)).replace(day=1)
+    return following - datetime.timedelta(days=1)
 
 
 def _possible(year: str | None, month: int, day: int) -> bool:
@@ -82,14 +182,15 @@ def _possible(year: str | None, month: int, day: int) -> bool:
     return True
 
 
-def date_words(query: str) -> frozenset[str]:
-    """The words of the calendar dates written in `query` ("12 September 2023" gives
-    "12", "September", "2023"): a date is not a name the notes must spell the same way (a
-    daily note writes it 2023-09-12, in its file name)."""
-    words: set[str] = set()
-    if not _DIGIT.search(query):
-        return frozenset()
-    for pattern in _named_month_patterns():
+def date_words(query: str, languages: Collection[str] = ("en",)) -> frozenset[str]:
+    """The words of the dates written in `query` ("12 September 2023" gives "12",
+    "September", "2023"; "Last week" gives "Last", "week"): a date is not a name the notes
+    must spell the same way (a daily note writes it 2023-09-12, in its file name)."""
+    words = set(relative_words(query, languages))
+    patterns: Iterable[re.Pattern[str]] = _month_patterns()
+    if _DIGIT.search(query):
+        patterns = (*_named_month_patterns(), *patterns)
+    for pattern in patterns:
         for match in pattern.finditer(query):
             words.update(re.findall(r"\w+", match.group()))
     return frozenset(words)
@@ -114,13 +215,21 @@ def _named_month_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
     return day_month, month_day
 
 
+@cache
+def _month_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """A month and its year ("November 2026", "marzo de 2026"), and a month's full name
+    alone ("November", "noviembre")."""
+    table = name_table()
+    names = sorted(table, key=len, reverse=True)
+    free = [name for name in names if name not in abbreviations() or name in ENGLISH]
+    full = [name for name in names if table[name][1]]
+    month = rf"({'|'.join(map(re.escape, free))})\.?"
+    with_year = re.compile(rf"(?<!\w){month},?\s+(?:de\s+)?(\d{{4}})(?!\w)", re.IGNORECASE)
+    alone = re.compile(rf"(?<!\w)({'|'.join(map(re.escape, full))})(?!\w)", re.IGNORECASE)
+    return with_year, alone
+
+
 def _month(name: str) -> int:
     """The number of month `name` as the query writes it; 0 (no date) for a case the table
     doesn't hold (Turkish "EKİ" lower-cases to "eki̇")."""
     return month_names().get(name.lower(), 0)
-
-
-def _same_day(wanted: str, stamp: str) -> bool:
-    if wanted.startswith(ANY_YEAR):
-        return stamp[4:] == wanted[len(ANY_YEAR) :]
-    return stamp == wanted

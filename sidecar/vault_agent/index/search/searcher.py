@@ -22,7 +22,6 @@ from typing import Any, Literal
 from vault_agent.index.embed.bm25 import Bm25Encoder
 from vault_agent.index.embed.minilm import Embedder, Vector
 from vault_agent.index.embed.names import names_in
-from vault_agent.index.embed.terms import term_id
 from vault_agent.index.search.confidence import (
     Confidence,
     absent_words,
@@ -30,8 +29,9 @@ from vault_agent.index.search.confidence import (
     covers_query,
     missing_names,
 )
+from vault_agent.index.search.dated import dated_filters, few_days, missing_dates
 from vault_agent.index.search.fusion import FusionMethod, fuse_scores
-from vault_agent.index.search.hints import ANY_YEAR, QueryHints, query_hints
+from vault_agent.index.search.hints import QueryHints, query_hints
 from vault_agent.index.search.hits import SearchHit, hit_of
 from vault_agent.index.search.note_vectors import NoteVectors
 from vault_agent.index.search.rare_terms import probes, rare_limit, rare_term_bonus
@@ -56,6 +56,8 @@ CANDIDATES = 100
 NEAR_BOOST = 1.25
 #: Score multiplier for hits carrying a tag or a date the query names ("#ideas", "5 November").
 HINT_BOOST = 2.0
+#: Candidates taken from the search of each period a query names ("last week").
+DATED_FETCH = 20
 #: A note named by the query (its title or an alias, two words or more) among this many first
 #: hits makes retrieval confident the vault is about the question.
 NAMED_RANKS = 3
@@ -128,13 +130,15 @@ class Searcher:
         mode: SearchMode = "hybrid",
         one_per_note: bool = True,
         near: Collection[str] = (),
+        today: date | None = None,
     ) -> list[SearchHit]:
         """The `limit` best hits for `query` (best chunk per note unless `one_per_note` is off).
 
         `near` lists the files around the note the user is looking at (its links and
         backlinks); their hits, and hits carrying a date or tag written in the query, are
-        boosted (unless the searcher's options switch boosts off)."""
-        found = self.retrieve(query, search_filter, limit, mode, one_per_note, near)
+        boosted (unless the searcher's options switch boosts off). `today` (default the
+        system's) is the day "yesterday" or "last week" count from."""
+        found = self.retrieve(query, search_filter, limit, mode, one_per_note, near, today)
         return [passage.hit for passage in found.passages]
 
     def retrieve(
@@ -145,11 +149,14 @@ class Searcher:
         mode: SearchMode = "hybrid",
         one_per_note: bool = True,
         near: Collection[str] = (),
+        today: date | None = None,
     ) -> Retrieval:
         """What `search` finds, with each hit's chunk, and how confident retrieval is that
         the vault answers the query at all (`confidence.py`)."""
         boosts = self.options.boosts
-        written = query_hints(query)  # also read by the confidence check, boosts or not
+        today = today or date.today()
+        # Also read by the confidence check, boosts or not.
+        written = query_hints(query, today, self.sparse.question_languages(query))
         hints = written if boosts else QueryHints()
         near = near if boosts else ()
         # Over-fetch so that collapsing to one chunk per note still fills `limit`.
@@ -159,6 +166,8 @@ class Searcher:
             fetch = max(fetch, BOOST_POOL)
         ranked = self._ranked(query, search_filter, mode, fetch)
         stored = ranked.hits
+        if hints.dates:
+            stored = self._with_dated(stored, query, hints, search_filter, mode, today)
         query_terms = self.sparse.analyzer.terms(query, query=True) if named else []
         if hints or near or query_terms:
             stored = self._boosted(stored, hints, set(near), query_terms)
@@ -174,7 +183,7 @@ class Searcher:
         missing = missing_names(
             query, ranked.absent_terms, self.sparse.analyzer, ranked.foreign_language
         )
-        missing += self._missing_dates(written, search_filter)
+        missing += missing_dates(written, self.store, search_filter, today)
         # A question in another language than the notes': its words are no evidence.
         unwritten: tuple[str, ...] = ()
         if ranked.foreign_language is None:
@@ -216,28 +225,24 @@ class Searcher:
         one_word = {terms[0] for terms in analysed if len(terms) == 1}
         return bool(one_word) and any(self.titles.named_as(one_word, chunk) for chunk in chunks)
 
-    def _missing_dates(
-        self, hints: QueryHints, search_filter: SearchFilter | None
-    ) -> tuple[str, ...]:
-        """The dates (with a year) the query names that no note is dated or titled with, nor
-        writes: "my daily note on 5 October 2023" when there is none. In a vault that dates no
-        note (documentation), a date is what the question is about, not a note it names: "a
-        note created at 09:45 on 1 January 2024" is an example."""
-        if not hints.dates or not self.store.count(SearchFilter(date_from=date.min)):
-            return ()
-        missing = []
-        for day in sorted(hints.dates):
-            if day.startswith(ANY_YEAR):
-                continue
-            when = date.fromisoformat(day)
-            dated = (search_filter or SearchFilter()).model_copy(
-                update={"date_from": when, "date_to": when}
-            )
-            # "2023-10-05" is one term wherever it is written (a title, a line of a note).
-            written = VectorQuery(SparseVector(indices=[term_id(day)], values=[1.0]), 1)
-            if not self.store.count(dated) and not self.store.ranked([written], search_filter)[0]:
-                missing.append(day)
-        return tuple(missing)
+    def _with_dated(
+        self,
+        stored: list[StoredHit],
+        query: str,
+        hints: QueryHints,
+        search_filter: SearchFilter | None,
+        mode: SearchMode,
+        today: date,
+    ) -> list[StoredHit]:
+        """`stored` and the best chunks of the notes dated in each period `hints` names, each
+        period searched on its own (`dated.py`), best first. A chunk found by both keeps its
+        higher score: fusion scores a period's list on the same scale as the whole vault's."""
+        best = {hit.id: hit for hit in stored}
+        for narrowed in dated_filters(hints, self.store, search_filter, today):
+            for hit in self._ranked(query, narrowed, mode, DATED_FETCH).hits:
+                if hit.id not in best or best[hit.id].score < hit.score:
+                    best[hit.id] = hit
+        return sorted(best.values(), key=lambda hit: hit.score, reverse=True)
 
     def _ranked(
         self, query: str, search_filter: SearchFilter | None, mode: SearchMode, fetch: int
@@ -303,7 +308,8 @@ class Searcher:
         self, stored: list[StoredHit], hints: QueryHints, near: set[str], query_terms: list[str]
     ) -> list[StoredHit]:
         """`stored` re-scored with the neighbourhood, query-hint and named-title boosts, best
-        first."""
+        first; the notes of a day or week the query names before all others."""
+        lead = few_days(hints)
         rescored = []
         for hit in stored:
             factor = NEAR_BOOST if hit.payload.file in near else 1.0
@@ -317,6 +323,9 @@ class Searcher:
             # Scaled by |score| so that a negative score (a cosine can be one) still goes up.
             score = hit.score + abs(hit.score) * (factor - 1.0)
             rescored.append(hit.model_copy(update={"score": score}))
+        if lead:
+            first = lead.matches
+            return sorted(rescored, key=lambda hit: (first(hit.payload), hit.score), reverse=True)
         return sorted(rescored, key=lambda hit: hit.score, reverse=True)
 
 

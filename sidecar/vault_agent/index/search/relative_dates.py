@@ -1,0 +1,155 @@
+"""Days a question names relative to today: "yesterday", "last week", "diesen Monat", "上周".
+
+A journal is asked about its days as people speak of them: "what did I do yesterday?", "who did
+I meet last week?". The phrases come from CLDR's relative date fields, through Babel (the
+library made for CLDR's data), in the vault's languages and English: today, yesterday and the
+day before; this and last week, month and year. Only those languages: one language's word for
+yesterday is another's for here (French and German "hier"). The future is left out: no note is
+written yet, and CLDR's "tomorrow" is also "morning" in German ("morgen") and Spanish
+("mañana"). A week runs Monday to Sunday, as ISO 8601 counts it.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Collection, Iterator
+from dataclasses import dataclass
+from datetime import date, timedelta
+from functools import cache
+
+from babel import Locale, UnknownLocaleError
+
+from vault_agent.index.embed.terms import WORD_MARKS
+
+#: CLDR's fields, and the offsets read: none in the future.
+_OFFSETS = {"day": (0, -1, -2), "week": (0, -1), "month": (0, -1), "year": (0, -1)}
+#: Languages written in more than one way.
+_VARIANTS = {"zh": ("zh", "zh_Hant"), "no": ("nb", "nn"), "sr": ("sr", "sr_Latn")}
+#: English, also when Babel fails (a question in English over any vault is common).
+_ENGLISH = {
+    "today": ("day", 0),
+    "yesterday": ("day", -1),
+    "this week": ("week", 0),
+    "last week": ("week", -1),
+    "this month": ("month", 0),
+    "last month": ("month", -1),
+    "this year": ("year", 0),
+    "last year": ("year", -1),
+}
+_UNSPACED_SCRIPTS = re.compile(r"[\u0e00-\u0e7f\u2e80-\u9fff\uac00-\ud7af]")
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Period:
+    """Days from `first` to `last`, both included."""
+
+    first: date
+    last: date
+
+    def days(self) -> Iterator[date]:
+        """Each day of the period, in order."""
+        day = self.first
+        while day <= self.last:
+            yield day
+            day += timedelta(days=1)
+
+
+def relative_periods(
+    question: str, today: date, languages: Collection[str] = ("en",)
+) -> list[Period]:
+    """The periods `question` names relative to `today` in one of `languages` (and English),
+    in the order written."""
+    found = []
+    phrases = _phrases(_with_english(languages))
+    for match in _pattern(_with_english(languages)).finditer(question):
+        field, offset = phrases[_normal(match.group())]
+        found.append(_period(field, offset, today))
+    return found
+
+
+def relative_words(question: str, languages: Collection[str] = ("en",)) -> frozenset[str]:
+    """The words of the relative dates in `question` ("Last", "Week"): a date, not a name the
+    notes must write."""
+    found = _pattern(_with_english(languages)).finditer(question)
+    return frozenset(word for match in found for word in re.findall(r"\w+", match[0]))
+
+
+def _with_english(languages: Collection[str]) -> frozenset[str]:
+    return frozenset(languages) | {"en"}
+
+
+def _period(field: str, offset: int, today: date) -> Period:
+    if field == "day":
+        day = today + timedelta(days=offset)
+        return Period(day, day)
+    if field == "week":
+        monday = today - timedelta(days=today.weekday()) + timedelta(weeks=offset)
+        return Period(monday, monday + timedelta(days=6))
+    if field == "month":
+        first = today.replace(day=1)
+        if offset:
+            first = (first - timedelta(days=1)).replace(day=1)
+        following = (first + timedelta(days=31)).replace(day=1)
+        return Period(first, following - timedelta(days=1))
+    year = today.year + offset
+    return Period(date(year, 1, 1), date(year, 12, 31))
+
+
+@cache
+def _pattern(languages: frozenset[str]) -> re.Pattern[str]:
+    """Every phrase, longest first ("la semaine dernière" before a shorter one inside it); a
+    phrase of a spaced script only as whole words."""
+    letter = rf"[\w{WORD_MARKS}]"
+    alternatives = []
+    for phrase in sorted(_phrases(languages), key=len, reverse=True):
+        words = (re.escape(word).replace("'", "['\u2019]") for word in phrase.split())
+        written = r"\s+".join(words)
+        if _UNSPACED_SCRIPTS.search(phrase):
+            alternatives.append(written)
+        else:
+            alternatives.append(rf"(?<!{letter}){written}(?!{letter})")
+    return re.compile("|".join(alternatives), re.IGNORECASE)
+
+
+@cache
+def _phrases(languages: frozenset[str]) -> dict[str, tuple[str, int]]:
+    """Every phrase of `languages` (normalised) and the field and offset it names."""
+    table = dict(_ENGLISH)
+    for language in sorted(languages):
+        table.update(_phrases_of(language))
+    return table
+
+
+@cache
+def _phrases_of(language: str) -> dict[str, tuple[str, int]]:
+    """The phrases of `language` (Chinese: both scripts); none where Babel has none."""
+    table: dict[str, tuple[str, int]] = {}
+    for locale in _VARIANTS.get(language, (language,)):
+        try:
+            table.update(_cldr_phrases(locale))
+        except (UnknownLocaleError, KeyError, TypeError, ValueError) as error:
+            # An unknown language code, or a Babel with CLDR laid out otherwise.
+            log.debug("no relative dates for %s: %s", locale, error)
+    return table
+
+
+def _cldr_phrases(locale: str) -> dict[str, tuple[str, int]]:
+    # CLDR's date fields are in Babel's locale data; it formats with them but offers no
+    # accessor (a Babel upgrade that moves them falls back to English, `_phrases`).
+    fields = Locale.parse(locale)._data["date_fields"]
+    table = {}
+    for field, offsets in _OFFSETS.items():
+        relative = fields[field]["relative"]
+        for offset in offsets:
+            phrase = relative.get(offset)
+            if phrase:
+                table[_normal(phrase)] = (field, offset)
+    return table
+
+
+def _normal(phrase: str) -> str:
+    """Lower case, one space between words, a typographic apostrophe as typed ("aujourd'hui")."""
+    return " ".join(phrase.replace("\u2019", "'").lower().split())

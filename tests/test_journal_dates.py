@@ -1,0 +1,142 @@
+"""A journal of two years of daily notes alike in words, asked about its days.
+
+Every note has the same template (a log of three activities from one list, a mood) and only its
+file name tells the days apart: "what did I do on 3 June 2023?" shares no word with its note
+that 700 others don't share too. The days a question names (written out, without a year, as a
+month, or relative to today) are searched on their own (`index/search/dated.py`).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from datetime import date, timedelta
+from pathlib import Path
+
+import pytest
+
+from vault_agent.config import Settings
+from vault_agent.index.embed.bm25 import Bm25Encoder
+from vault_agent.index.embed.minilm import MiniLmEmbedder
+from vault_agent.index.search import searcher as searcher_module
+from vault_agent.index.search.hints import query_hints, span, within
+from vault_agent.index.search.relative_dates import Period
+from vault_agent.index.vault_index import VaultIndex
+
+FIRST_DAY, LAST_DAY = date(2023, 1, 1), date(2024, 12, 31)
+#: The day after the journal's last week: "last week" is its last Monday to Sunday.
+TODAY = date(2025, 1, 8)
+ACTIVITIES = (
+    "went for a run along the river", "worked on the quarterly report", "called mum",
+    "cooked lentil soup", "read a chapter of Middlemarch", "fixed the bike's brakes",
+    "met Sara for coffee", "cleaned the kitchen", "planted tomatoes", "wrote emails all morning",
+    "watched a film", "visited the library", "practised guitar", "paid the electricity bill",
+    "went swimming", "baked bread", "repaired the fence", "had a dentist appointment",
+)  # fmt: skip
+MOODS = ("tired", "happy", "calm", "restless", "focused", "anxious")
+
+
+@pytest.fixture(scope="module")
+def journal(
+    tmp_path_factory: pytest.TempPathFactory, embedder: MiniLmEmbedder, sparse: Bm25Encoder
+) -> Iterator[VaultIndex]:
+    root = tmp_path_factory.mktemp("journal")
+    folder = root / "vault" / "Journal"
+    folder.mkdir(parents=True)
+    pick = random.Random(7)
+    day = FIRST_DAY
+    while day <= LAST_DAY:
+        log = "\n".join(f"- {activity}" for activity in pick.sample(ACTIVITIES, 3))
+        text = f"# {day}\n\n## Log\n{log}\n\n## Mood\nFelt {pick.choice(MOODS)} today.\n"
+        (folder / f"{day}.md").write_text(text, encoding="utf-8")
+        day += timedelta(days=1)
+    settings = Settings(vault=root / "vault", data_dir=root / "data")
+    with VaultIndex(settings, embedder=embedder, sparse=sparse) as index:
+        index.indexer.sync()
+        yield index
+
+
+def days_found(index: VaultIndex, question: str, limit: int = 5) -> list[str]:
+    hits = index.searcher.search(question, limit=limit, today=TODAY)
+    return [Path(hit.file).stem for hit in hits]
+
+
+@pytest.mark.parametrize(
+    "question", ["What did I do on 3 June 2023?", "Who did I meet on 9 September 2023?"]
+)
+def test_a_day_written_out_finds_its_note_among_hundreds_alike(
+    journal: VaultIndex, question: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    wanted = str(span(next(iter(query_hints(question).dates))).first)  # type: ignore[union-attr]
+    assert days_found(journal, question)[0] == wanted
+    # Without searching that day's notes on their own, the vault's best matches are other
+    # days: the date boost has no candidate of that day to lift.
+    monkeypatch.setattr(searcher_module, "dated_filters", lambda *_: [])
+    assert wanted not in days_found(journal, question)
+
+
+def test_a_day_without_its_year_finds_that_day_of_each_year_newest_first(
+    journal: VaultIndex,
+) -> None:
+    assert days_found(journal, "What did I do on March 14th?")[:2] == ["2024-03-14", "2023-03-14"]
+
+
+def test_a_month_finds_its_days_and_is_no_missing_name(journal: VaultIndex) -> None:
+    question = "What did I do in March 2024?"
+    assert all(day.startswith("2024-03-") for day in days_found(journal, question))
+    confidence = journal.searcher.retrieve(question, today=TODAY).confidence
+    assert not confidence.low and confidence.missing_names == ()
+
+
+def test_days_relative_to_today(journal: VaultIndex) -> None:
+    # The journal's last week: Monday 30 December 2024 to Sunday 5 January 2025.
+    assert days_found(journal, "What did I do last week?")[:2] == ["2024-12-31", "2024-12-30"]
+    assert all(day.startswith("2024-12-") for day in days_found(journal, "Last month?"))
+    # No note yesterday: honestly not covered, rather than any day's log.
+    yesterday = journal.searcher.retrieve("What did I do yesterday?", today=TODAY).confidence
+    assert yesterday.low and yesterday.missing_names == ("2025-01-07",)
+    # Today is not over: its note may be unwritten yet, and "today's note" is a how-to.
+    now = journal.searcher.retrieve("What's in today's note?", today=TODAY).confidence
+    assert now.missing_names == ()
+
+
+@pytest.mark.parametrize(
+    ("question", "languages", "dates"),
+    [
+        ("What did I do yesterday?", ("en",), {"2026-11-25"}),
+        ("Who did I meet last week?", ("en",), {"2026-11-16/2026-11-22"}),
+        ("Did I swim last month?", ("en",), {"2026-10"}),
+        ("My goals for this year", ("en",), {"2026"}),
+        ("Was habe ich gestern gemacht?", ("de",), {"2026-11-25"}),
+        ("Qu’ai-je fait la semaine dernière ?", ("fr",), {"2026-11-16/2026-11-22"}),
+        ("我上个月做了什么？", ("zh",), {"2026-10"}),
+        ("先週は何をした？", ("ja",), {"2026-11-16/2026-11-22"}),
+        ("Vad gjorde jag i går?", ("sv",), {"2026-11-25"}),
+        # German "hier" is "here"; only French reads it as yesterday.
+        ("Was steht hier?", ("de",), set()),
+        ("Qu'ai-je fait hier ?", ("fr",), {"2026-11-25"}),
+        ("What did I do in March 2024?", ("en",), {"2024-03"}),
+        ("¿Qué hice en noviembre?", ("es",), {"*-11"}),
+        ("what happened in 2024-03", ("en",), {"2024-03"}),
+        ("2024年3月做了什么", ("zh",), {"2024-03"}),
+        # "may" is a word before it is a month; with a year it is one.
+        ("How may I export a note?", ("en",), set()),
+        ("What shipped in May 2024?", ("en",), {"2024-05"}),
+        ("What did I do on 14 March 2024?", ("en",), {"2024-03-14"}),  # a day, not its month
+        ("the 2023-24 season", ("en",), set()),
+    ],
+)
+def test_query_hints_read_months_and_days_relative_to_today(
+    question: str, languages: tuple[str, ...], dates: set[str]
+) -> None:
+    assert query_hints(question, date(2026, 11, 26), languages).dates == dates
+
+
+def test_a_date_pattern_spans_its_days() -> None:
+    assert span("2024-02") == Period(date(2024, 2, 1), date(2024, 2, 29))
+    assert span("2025") == Period(date(2025, 1, 1), date(2025, 12, 31))
+    assert span("*-02-29", 2023) is None and span("*-02-29") is None
+    assert span("*-02-29", 2024) == Period(date(2024, 2, 29), date(2024, 2, 29))
+    interval = "2026-11-16/2026-11-22"
+    assert within(interval, "2026-11-22") and not within(interval, "2026-11-23")
+    assert within("*-11", "2020-11-05") and not within("2026-11", "2025-11-05")
