@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import socket
 import sys
@@ -368,6 +369,58 @@ def test_what_a_how_many_question_counts_is_read_in_many_languages(
     question: str, things: tuple[str, ...]
 ) -> None:
     assert counted(question) == things
+
+
+@pytest.mark.parametrize(
+    ("question", "still_to_do"),
+    [
+        ("What is still left to book for the Kyoto trip?", True),
+        ("What are my open tasks for the garden?", True),
+        ("What do I still need to buy for the bake?", True),
+        ("Was ist beim Umzug noch zu erledigen?", True),
+        ("Qu'est-ce qui reste à réserver pour Kyoto ?", True),
+        ("京都旅行还有哪些待办？", True),
+        ("How do I list my unfinished tasks?", False),  # steps, not the tasks
+        ("Will a `not done` search still list it?", False),
+        ("Which items on the to-do list are already done?", False),
+        ("¿Cómo borro un grupo entero, con todo lo que tiene dentro?", False),
+    ],
+)
+def test_a_question_asking_what_is_still_to_do_is_read_in_many_languages(
+    question: str, still_to_do: bool
+) -> None:
+    assert plan(AgentRequest(question=question), "", Analyzer("en")).open_tasks is still_to_do
+
+
+def test_a_checkbox_unit_knows_whether_it_is_done() -> None:
+    body = "- [x] Flights booked\n- [ ] Guesthouse\n- [/] Packing\n1. [-] Rail pass\n- Notes"
+    units = split_units(body, "Bookings")
+    assert [(u.text, u.open_task, u.closed_task) for u in units] == [
+        ("Flights booked", False, True),
+        ("Guesthouse", True, False),
+        ("Packing", True, False),  # in progress: still to do
+        ("Rail pass", False, True),  # cancelled
+        ("Notes", False, False),
+    ]
+
+
+async def test_what_is_still_to_do_is_answered_by_open_checkboxes(
+    agent_index: VaultIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    question = "What is still left to book for the Kyoto trip?"
+    done = done_of(await ask(agent_index, ExtractiveAnswerer(), question))
+    first = done.answer.split("**More")[0]
+    open_items = ("Kyoto guesthouse", "Kinosaki ryokan", "Decide on a rail pass")
+    assert first.startswith(open_items) and "[[Projects/Kyoto Trip#Bookings]]" in first, first
+    # Ticked off is not still to do, however close it reads ("Flights booked ... Kansai").
+    flights = "What is still left to book for the flights to Kansai?"
+    done = done_of(await ask(agent_index, ExtractiveAnswerer(), flights))
+    assert "Flights booked" not in done.answer, done.answer
+    # Read as any question, the open items share no word with it: other notes answer first.
+    plans = sys.modules[SearchPlan.__module__]  # the module: the package names its function
+    monkeypatch.setattr(plans, "_OPEN_TASKS", re.compile("(?!)"))
+    done = done_of(await ask(agent_index, ExtractiveAnswerer(), question))
+    assert not done.answer.startswith(open_items), done.answer
 
 
 def test_a_quote_nearly_as_close_as_the_best_answers_beside_it() -> None:

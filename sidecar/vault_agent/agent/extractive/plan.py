@@ -18,6 +18,7 @@ from vault_agent.agent.extractive.question_words import (
     HOW_TO,
     NEWEST,
     OLDEST,
+    OPEN_TASKS,
     QUANTITY,
     WHEN,
     WHERE,
@@ -40,6 +41,7 @@ _OLDEST = compiled(OLDEST)
 _QUANTITY = compiled(QUANTITY)
 _WHEN = compiled(WHEN)
 _HOW_TO = compiled(HOW_TO)
+_OPEN_TASKS = compiled(OPEN_TASKS)
 _WHERE = compiled(WHERE)
 
 
@@ -61,6 +63,9 @@ class SearchPlan:
     """The question asks when, or in which release: the answer holds a date or a version."""
     how_to: bool = False
     """The question asks how to do something: steps or code answer it."""
+    open_tasks: bool = False
+    """The question asks what is still to do ("what's left to book?"): open checkboxes
+    answer it, ticked-off ones don't."""
     active_file: str = ""
     near: frozenset[str] = frozenset()
     """Files to favour: the open note and its neighbourhood."""
@@ -109,6 +114,8 @@ def plan(
     near = {active_file} if active_file else set()
     near |= {neighbour.path for neighbour in request.neighbourhood}
     amount = asks_amount(question)
+    # "How do I list my unfinished tasks?" asks for steps, not for the tasks.
+    how_to = bool(_HOW_TO.search(question))
     return SearchPlan(
         question=question,
         query=" ".join(parts),
@@ -117,7 +124,8 @@ def plan(
         quantity=amount,
         counted=counted(question) if amount else (),
         when=bool(_WHEN.search(question)),
-        how_to=bool(_HOW_TO.search(question)),
+        how_to=how_to,
+        open_tasks=bool(_OPEN_TASKS.search(question)) and not how_to,
         active_file=active_file,
         near=frozenset(near),
         today=today,

@@ -1,8 +1,9 @@
 """The words that say what kind of answer a question wants, per language.
 
-Five kinds: the newest or the oldest dated note ("when did I *last*..."), an amount ("*how
+Six kinds: the newest or the oldest dated note ("when did I *last*..."), an amount ("*how
 many*...", "*is there a limit*..."), a time or a release ("*when*...", "*in which
-version*..."), and steps ("*how do I*...").
+version*..."), steps ("*how do I*..."), and what is still to do ("*what's left* to book...",
+"my *open tasks*": the unchecked checkboxes answer).
 A table per language (the languages the multilingual encoder reads, Chinese in both scripts,
 and Hindi, Vietnamese, Indonesian and the Nordic languages, whose notes keyword search reads);
 each entry is a regular expression matched case-insensitively, as whole words for the
@@ -168,6 +169,35 @@ HOW_TO = {
     "da": r"hvordan (?:gør|kan|skal) (?:jeg|man)",
     "nb": r"hvordan (?:gjør|kan|skal) (?:jeg|man)",
     _UNSPACED: r"怎么|如何|怎样|どうやって|どうすれば|方法は|어떻게|방법|怎麼|怎樣|อย่างไร|ยังไง|วิธี",
+}
+
+
+OPEN_TASKS = {
+    "en": r"(?:open|unfinished|pending|outstanding|remaining|incomplete|undone|unchecked)"
+    r"\s+(?:tasks?|to-?dos?|items?|actions?|action items?|checkboxes)|"
+    r"what(?:'s| is| remains| else is) (?:still )?(?:left|open|outstanding|undone)|"
+    r"(?:still|left) to (?:do|be done|\w+)|what (?:else )?do I still (?:need|have) to|"
+    r"not yet done",
+    "de": r"offene[n]? (?:Aufgaben|Punkte|Todos?)|unerledigt\w*|noch (?:zu \w+|offen)|"
+    r"(?:ist|bleibt) (?:noch )?offen",
+    "fr": r"tâches (?:en cours|à faire|restantes|ouvertes|en attente)|reste à \w+|"
+    r"encore à \w+|pas encore (?:fait|faite?s)|à faire",
+    "es": r"tareas (?:pendientes|abiertas|por hacer)|pendientes?|(?:queda|falta) por \w+|"
+    r"todavía (?:tengo|hay) que",
+    "it": r"attività (?:aperte|da fare|in sospeso)|da fare|(?:resta|rimane) da \w+|"
+    r"ancora da \w+",
+    "pt": r"tarefas (?:pendentes|abertas|por fazer)|pendentes?|falta \w+|ainda (?:tenho|preciso)",
+    "nl": r"openstaande (?:taken|punten)|nog te \w+|nog open|nog niet (?:gedaan|klaar)",
+    "pl": r"otwarte zadania|niezrobione|(?:zostało|pozostało) do \w+|do zrobienia",
+    "tr": r"açık görevler|yapılacaklar|bekleyen",
+    "ru": r"открытые задачи|незаверш\w*|невыполн\w*|(?:осталось|нужно ещё) \w+|ещё не сделал\w*",
+    "vi": r"việc (?:cần làm|chưa làm|còn lại)|chưa xong|còn phải",
+    "id": r"tugas (?:terbuka|tertunda)|belum selesai|masih harus",
+    "sv": r"öppna uppgifter|kvar att \w+|återstår|inte gjort\w*|att göra",
+    "da": r"åbne opgaver|tilbage at \w+|mangler at|ikke gjort",
+    "nb": r"åpne oppgaver|igjen å \w+|gjenstår|ikke gjort",
+    _UNSPACED: r"待办|待辦|未完成|还没做|還沒做|还要做|剩下|未完了|やること|やり残し|残っている|"
+    r"할 일|남은 일|미완료",
 }
 
 

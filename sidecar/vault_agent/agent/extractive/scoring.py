@@ -55,6 +55,9 @@ QUANTITY_BONUS = 0.05
 #: Added to a quote placed in time (a date, a year, a version, or a dated or versioned note)
 #: when the question asks when or in which release.
 WHEN_BONUS = 0.05
+#: Added to an open checkbox when the question asks what is still to do: "Kyoto guesthouse:
+#: shortlisted two near Shijo" shares no word with "what's left to book?", yet answers it.
+OPEN_TASK_BONUS = 0.1
 #: A property's name and a question's word this long that begin alike are one word's family.
 KEY_STEM_CHARS = 5
 #: Taken from a property the question doesn't name, of a note it doesn't name, admitted for
@@ -157,8 +160,8 @@ def scored(
         on_day = bool(plan.days) and days.matches(chunk)
         of_named = passage.hit.file in named_files
         for unit in [*property_units(chunk.properties), *split_units(chunk.body, chunk.heading)]:
-            if unit.navigation:
-                continue
+            if unit.navigation or (plan.open_tasks and unit.closed_task):
+                continue  # a link list answers nothing; a task done is not still to do
             keyed = unit.fact and _names_key(unit, question_terms, analyzer)
             # A property the question doesn't ask about ("type: person"; a day's note answers
             # for the day by what it says, not by its `type: daily`).
@@ -198,6 +201,10 @@ def scored(
         # A question naming a version or an identifier is answered from where it is named:
         # what v1.7 changed does not answer what v1.13.0 changed, however alike they read.
         candidates = [candidate for candidate in candidates if candidate.holds_exact]
+    if plan.open_tasks and any(candidate.unit.open_task for candidate in candidates):
+        # Asked what is still to do, the open checkboxes found answer it: "What are my open
+        # tasks?" reads closer to "I am a software engineer..." than to "Decide on a rail pass".
+        candidates = [candidate for candidate in candidates if candidate.unit.open_task]
     if selected:
         candidates = [replace(c, after=c.units_after(selected)) for c in candidates]
     # A property the question names ("when did I *last*...") is always weighed, and so are
@@ -239,7 +246,10 @@ def scored(
         # or sits in a note dated or named by one.
         fits = _fits(plan, unit.text, languages, placed=bool(date or version) and not unit.fact)
         fits = fits or (plan.how_to and bool(unit.shows))  # "how do I...?": steps or code
-        if fits:
+        if plan.open_tasks and unit.open_task:  # "what's left to book?": a task not done
+            score += OPEN_TASK_BONUS
+            fits = True
+        elif fits:
             score += QUANTITY_BONUS if plan.quantity else WHEN_BONUS
         if candidate.keyed:
             score += KEYED_BONUS

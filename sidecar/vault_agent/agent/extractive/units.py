@@ -28,7 +28,9 @@ _HEADING_LINE = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
 _SENTENCE_END = re.compile(
     rf"(?<=[{SPACED_FULL_STOPS}])\s+(?=\S)|(?<=[{WIDE_FULL_STOPS}])\s*(?=\S)"
 )
-_LIST_MARK = re.compile(r"^(?:[-*+]|\d+[.)])\s+(?:\[.\]\s+)?")
+_LIST_MARK = re.compile(r"^(?:[-*+]|\d+[.)])\s+(?:\[(.)\]\s+)?")
+#: A checkbox's marks for done and cancelled (Obsidian's, and the Tasks plugin's "-").
+CLOSED_MARKS = frozenset("xX-")
 _TABLE_RULE = re.compile(r"^\|?[\s:|-]+\|?$")
 _WIKILINK = re.compile(
     r"(?P<embed>!?)\[\[(?P<target>[^\]|#\n]*)(?:#[^\]|\n]*)?(?:\|(?P<display>[^\]\n]*))?\]\]"
@@ -82,6 +84,18 @@ class Unit:
     under: str = ""
     """For a list item or table row, the label over its list: read with it, "Use a fork to
     poke holes" is about blind-baking the crust."""
+    checkbox: str = ""
+    """A task's mark ("- [ ] call Dan": " "; "- [x]": "x"); "" for anything else."""
+
+    @property
+    def open_task(self) -> bool:
+        """A checkbox not ticked off (nor cancelled): something still to do."""
+        return bool(self.checkbox) and self.checkbox not in CLOSED_MARKS
+
+    @property
+    def closed_task(self) -> bool:
+        """A checkbox ticked off or cancelled."""
+        return self.checkbox in CLOSED_MARKS
 
 
 def property_units(lines: list[str]) -> list[Unit]:
@@ -109,12 +123,13 @@ def split_units(body: str, heading: str) -> list[Unit]:
     may_label: int | None = None
     label = ""
 
-    def add(piece: str, navigation: bool = False, under: str = "") -> None:
+    def add(piece: str, navigation: bool = False, under: str = "", checkbox: str = "") -> None:
         nonlocal intro
         piece = " ".join(_as_read(piece).split())
         if piece and _TAGS_ONLY.sub("", piece).strip(" .,;:|-"):
             heading = HEADING_SEPARATOR.join(path)
-            units.append(Unit(piece, heading, len(units), navigation, under=under))
+            unit = Unit(piece, heading, len(units), navigation, under=under, checkbox=checkbox)
+            units.append(unit)
             intro = len(units) - 1 if piece.endswith(":") else None
 
     def flush() -> None:
@@ -180,7 +195,8 @@ def split_units(body: str, heading: str) -> list[Unit]:
             flush()
             content = line[item.end() :]
             opened = intro
-            add(content, navigation=bool(_LINKS_ONLY.fullmatch(content)), under=labelled())
+            navigation = bool(_LINKS_ONLY.fullmatch(content))
+            add(content, navigation, labelled(), checkbox=item.group(1) or "")
             in_item = True
             if opened is not None and opened != len(units) - 1:
                 intro = opened  # the items after it are what it introduces
