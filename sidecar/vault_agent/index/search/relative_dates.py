@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Collection, Iterator
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import date, timedelta
 from functools import cache
@@ -48,13 +48,6 @@ class Period:
 
     first: date
     last: date
-
-    def days(self) -> Iterator[date]:
-        """Each day of the period, in order."""
-        day = self.first
-        while day <= self.last:
-            yield day
-            day += timedelta(days=1)
 
 
 def relative_periods(
