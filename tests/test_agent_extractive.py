@@ -114,6 +114,22 @@ async def test_a_day_relative_to_today_is_answered_from_that_days_note(
     assert done.answer.startswith(NOT_COVERED), done.answer
 
 
+@pytest.mark.parametrize(
+    ("question", "opening"),
+    [
+        # Not her "Out on leave 2026-12-18...", nor `aliases: Priya` or `type: person`.
+        ("Who is Priya?", "Engineering manager for the data platform group"),
+        # Not the Ideas note's "Loose ideas for Tidepool.", close as it reads.
+        ("What is Tidepool?", "Tidepool collects readings from forty coastal sensor buoys"),
+    ],
+)
+async def test_a_question_asking_only_what_a_note_is_is_answered_by_its_opening(
+    agent_index: VaultIndex, question: str, opening: str
+) -> None:
+    done = done_of(await ask(agent_index, ExtractiveAnswerer(), question))
+    assert done.answer.startswith(opening), done.answer
+
+
 async def test_extractive_finds_the_note_named_in_the_question(agent_index: VaultIndex) -> None:
     done = done_of(await ask(agent_index, ExtractiveAnswerer(), "Who is Maya?"))
     assert done.sources[0].file == "People/Maya Okafor.md"

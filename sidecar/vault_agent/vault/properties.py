@@ -34,6 +34,9 @@ BOOKKEEPING = frozenset(
         "updated", "modified", "last modified", "date modified", "updated at", "mtime",
     }
 )  # fmt: skip
+#: Properties that say what a note is called or filed as (other names, its kind), not what
+#: it says: "type: person" is no answer to "who is Priya?".
+FILING = frozenset({"aliases", "alias", "type", "types", "category", "categories"})
 #: A longer value is cut (at a word) to this many characters.
 MAX_VALUE_CHARS = 300
 #: Properties named longer than this are machine-made (ids, hashes): left out.
@@ -64,8 +67,16 @@ def property_lines(frontmatter: dict[str, Any]) -> list[str]:
 
 def is_bookkeeping(line: str) -> bool:
     """True for a property line (``created: 2023-09-12``) that dates the note itself."""
-    key = line.split(":", 1)[0].strip().lower().replace("_", " ").replace("-", " ")
-    return key in BOOKKEEPING
+    return _key(line) in BOOKKEEPING
+
+
+def is_filing(line: str) -> bool:
+    """True for a property line naming or filing the note (``aliases: Priya``, ``type: person``)."""
+    return _key(line) in FILING
+
+
+def _key(line: str) -> str:
+    return line.split(":", 1)[0].strip().lower().replace("_", " ").replace("-", " ")
 
 
 def _value_text(value: Any) -> str | None:

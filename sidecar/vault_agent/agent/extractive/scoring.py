@@ -38,7 +38,7 @@ from vault_agent.index.search.searcher import Passage
 from vault_agent.index.search.titles import PHRASE_BOOST
 from vault_agent.index.store.protocol import VAULT_SOURCE, ChunkPayload
 from vault_agent.vault.chunker import HEADING_SEPARATOR
-from vault_agent.vault.properties import is_bookkeeping
+from vault_agent.vault.properties import is_bookkeeping, is_filing
 
 #: Quotes from the open note weigh this much more: the user pointed at it.
 ACTIVE_BONUS = 0.05
@@ -58,6 +58,9 @@ WHEN_BONUS = 0.05
 #: Added to an open checkbox when the question asks what is still to do: "Kyoto guesthouse:
 #: shortlisted two near Shijo" shares no word with "what's left to book?", yet answers it.
 OPEN_TASK_BONUS = 0.1
+#: Added to the first sentence of a note the question names and asks nothing more of ("who
+#: is Priya?", "what is Tidepool?"): a note's opening says what it is about.
+LEAD_BONUS = 0.15
 #: A property's name and a question's word this long that begin alike are one word's family.
 KEY_STEM_CHARS = 5
 #: Taken from a property the question doesn't name, of a note it doesn't name, admitted for
@@ -133,18 +136,24 @@ def scored(
     # something more ("the right way to say sorry, in Kevin Kelly's list?") is not: its
     # `type: Authors` answers nothing.
     own_terms = set(analyzer.subject_terms(plan.question, query=True))
-    named_files = {
-        passage.hit.file
-        for passage in passages
-        if context.searcher.titles.boost(asked_terms, passage.chunk) >= PHRASE_BOOST
-        and own_terms
-        <= set(analyzer.terms(" ".join([passage.chunk.title, *passage.chunk.aliases])))
-    }
-    shown = set(analyzer.terms(plan.selection)) if plan.selection else set()
     named_terms = {
         name: set(analyzer.terms(name, query=True))
         for name in names_in(plan.question, analyzer.language)
     }
+    # Named by a title or alias of two words or more, or of one written as a name ("Priya").
+    one_word = {term for terms in named_terms.values() if len(terms) == 1 for term in terms}
+    titles = context.searcher.titles
+    named_files = {
+        passage.hit.file
+        for passage in passages
+        if (
+            titles.boost(asked_terms, passage.chunk) >= PHRASE_BOOST
+            or (one_word and titles.named_as(one_word, passage.chunk))
+        )
+        and own_terms
+        <= set(analyzer.terms(" ".join([passage.chunk.title, *passage.chunk.aliases])))
+    }
+    shown = set(analyzer.terms(plan.selection)) if plan.selection else set()
     names = [terms for terms in named_terms.values() if terms]
     # Versions and identifiers ("1.13.0", `app.vault`) name exactly one thing.
     exact = [terms for name, terms in named_terms.items() if terms and _EXACT.search(name)]
@@ -159,7 +168,13 @@ def scored(
         chunk = passage.chunk
         on_day = bool(plan.days) and days.matches(chunk)
         of_named = passage.hit.file in named_files
+        # The first sentence of a note the question names and asks nothing more of says what
+        # it is about: "Who is Priya?" is answered by "Engineering manager for the data
+        # platform group...", not by her "Out on leave 2026-12-18...".
+        lead_pending = of_named and passage.hit.chunk_index == 0
         for unit in [*property_units(chunk.properties), *split_units(chunk.body, chunk.heading)]:
+            lead = lead_pending and not (unit.fact or unit.label or unit.navigation)
+            lead_pending = lead_pending and not lead
             if unit.navigation or (plan.open_tasks and unit.closed_task):
                 continue  # a link list answers nothing; a task done is not still to do
             keyed = unit.fact and _names_key(unit, question_terms, analyzer)
@@ -195,7 +210,9 @@ def scored(
             holds = all(name <= context_terms for name in exact)
             lexical = shared + 0.3 / (1 + rank)
             unasked = unit.fact and not keyed and not of_named
-            candidate = _Candidate(unit, passage, lexical, named, holds, note_rank, keyed, unasked)
+            candidate = _Candidate(
+                unit, passage, lexical, named, holds, note_rank, keyed, unasked, lead=lead
+            )
             candidates.append(candidate)
     if exact and any(candidate.holds_exact for candidate in candidates):
         # A question naming a version or an identifier is answered from where it is named:
@@ -208,10 +225,10 @@ def scored(
     if selected:
         candidates = [replace(c, after=c.units_after(selected)) for c in candidates]
     # A property the question names ("when did I *last*...") is always weighed, and so are
-    # the units right after the selection.
+    # the units right after the selection and the opening of a note asked about.
     candidates.sort(
         key=lambda candidate: (
-            not (candidate.keyed or after_bonus(candidate.after)),
+            not (candidate.keyed or candidate.lead or after_bonus(candidate.after)),
             -candidate.lexical,
         )
     )
@@ -253,6 +270,8 @@ def scored(
             score += QUANTITY_BONUS if plan.quantity else WHEN_BONUS
         if candidate.keyed:
             score += KEYED_BONUS
+        if candidate.lead:
+            score += LEAD_BONUS
         if candidate.unasked:
             score -= UNASKED_PROPERTY
         # "Why does that matter?" about a selected line: what follows it tells.
@@ -311,6 +330,8 @@ class _Candidate:
     """A property the question doesn't name, of a note it doesn't name either."""
     after: int = 0
     """How many units after the selection it comes, in the selection's note (0: not after)."""
+    lead: bool = False
+    """The first sentence of a note the question names and asks nothing more of."""
 
     def units_after(self, selected: list[Selected]) -> int:
         """How many units after the selection it comes (`selection.units_after`)."""
@@ -340,9 +361,10 @@ def _asked_for(
 ) -> bool:
     """Whether a property the question doesn't name may answer it: any of a note the question
     names, or one holding what it asks for (a number, a date), unless it dates the note itself
-    ("created: ...") or the question asks for the last or first time (the note's date says
-    that)."""
-    if is_bookkeeping(unit.text):
+    ("created: ...") or names or files it (asked "who is Priya?", ``aliases: Priya`` repeats
+    the question, ``type: person`` says nothing of her), or the question asks for the last or
+    first time (the note's date says that)."""
+    if is_bookkeeping(unit.text) or is_filing(unit.text):
         return False
     return of_named_note or (plan.order is None and _fits(plan, unit.text, languages))
 
