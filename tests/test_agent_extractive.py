@@ -655,6 +655,32 @@ def test_a_number_written_as_a_word_is_an_amount(text: str, language: str, amoun
     assert holds_amount(text, [language]) is amount
 
 
+@pytest.mark.parametrize(
+    ("question", "text", "often"),
+    [
+        ("How often do I water the tomatoes?", "I water them every morning.", True),
+        ("Wie oft gieße ich die Tomaten?", "Ich gieße sie täglich.", True),
+        ("¿Con qué frecuencia riego?", "Riego una vez a la semana.", True),
+        ("多久一次浇水？", "我每天浇水。", True),
+        # Counting what happened is no rate: "every" is no answer to it.
+        ("How many times did I water them?", "I water them every morning.", False),
+        ("How often do I water the tomatoes?", "I water them when the soil is dry.", False),
+    ],
+)
+def test_asked_how_often_a_routine_in_words_is_an_amount(
+    question: str, text: str, often: bool
+) -> None:
+    asked = plan(AgentRequest(question=question), "", Analyzer("en"))
+    assert asked.quantity
+    assert holds_amount(text, ["en", "de", "es", "zh"], asked.often) is often
+
+
+async def test_how_often_is_answered_by_the_routine(agent_index: VaultIndex) -> None:
+    done = done_of(await ask(agent_index, ExtractiveAnswerer(), "How often do I feed the starter?"))
+    # "once a day", "once a week": not "He peaks 6 to 8 hours after a feed", the one number.
+    assert "once a" in done.answer.splitlines()[0], done.answer
+
+
 async def test_the_date_a_note_was_written_answers_no_other_when(changelog: VaultIndex) -> None:
     done = done_of(await ask(changelog, ExtractiveAnswerer(), "When is Steph's birthday?"))
     assert "created: 2023-09-12" not in done.answer, done.answer

@@ -9,6 +9,9 @@ twenty, the tens, a hundred and a thousand. One is left out: in most languages i
 article ("un", "ett", "ein"), as are spelled-out words of two letters or fewer (Vietnamese "ba",
 three, is also "dad"), and the numerals of scripts written without spaces, which sit inside
 other words (Thai "สาม", three, begins "สามารถ", can; Japanese "十分" is "enough").
+
+Asked how often, a routine written without a number answers too: "once a day", "every
+morning", "wöchentlich", "每天" (`FREQUENCY`, a table per language like the question words').
 """
 
 from __future__ import annotations
@@ -37,16 +40,55 @@ SPELLED = (*range(2, 21), *range(30, 100, 10), 100, 1000)
 _SHORTEST = 3
 _SOFT_HYPHEN = "\u00ad"
 _UNSPACED_SCRIPTS = re.compile(r"[\u0e00-\u0e7f\u2e80-\u9fff\uac00-\ud7af]")
+#: How often, in words: "once a day", "every morning", "weekly".
+FREQUENCY = {
+    "en": r"once|twice|thrice|daily|weekly|fortnightly|monthly|yearly|annually|hourly|"
+    r"nightly|every|each (?:day|week|month|year|morning|evening|night)",
+    "de": r"einmal|zweimal|dreimal|täglich|wöchentlich|monatlich|jährlich|stündlich|"
+    r"jede[nmrs]?|pro (?:Tag|Woche|Monat|Jahr)",
+    "fr": r"une fois|deux fois|trois fois|quotidien\w*|hebdomadaire\w*|mensuel\w*|annuel\w*|"
+    r"chaque|tous les|toutes les|par (?:jour|semaine|mois|an)",
+    "es": r"una vez|dos veces|tres veces|diari\w*|semanal\w*|mensual\w*|anual\w*|cada|"
+    r"todos los|todas las|al (?:día|mes|año)|a la semana",
+    "it": r"una volta|due volte|tre volte|ogni|quotidian\w*|settimanal\w*|mensil\w*|"
+    r"al giorno|alla settimana|al mese|all'anno",
+    "pt": r"uma vez|duas vezes|três vezes|diári\w*|semanal\w*|mensal\w*|anual\w*|cada|"
+    r"todos os|todas as|por (?:dia|semana|mês|ano)",
+    "nl": r"eenmaal|eens per|tweemaal|dagelijks|wekelijks|maandelijks|jaarlijks|elke|iedere|"
+    r"per (?:dag|week|maand|jaar)",
+    "pl": r"raz|dwa razy|trzy razy|codziennie|co (?:tydzień|miesiąc|rok|dzień)|każd\w*",
+    "tr": r"günde|haftada|ayda|yılda|her (?:gün|hafta|ay|yıl|sabah|akşam)",
+    "ru": r"раз в|дважды|трижды|ежедневно|еженедельно|ежемесячно|ежегодно|кажд\w*",
+    "vi": r"mỗi|hằng ngày|hàng ngày|hằng tuần|hàng tuần|hàng tháng|một lần|hai lần",
+    "id": r"sekali|dua kali|setiap|tiap|harian|mingguan|bulanan|tahunan",
+    "sv": r"en gång|två gånger|dagligen|varje|per (?:dag|vecka|månad|år)|i veckan|om dagen",
+    "da": r"en gang|to gange|dagligt?|hver|om (?:dagen|ugen|måneden|året)",
+    "nb": r"en gang|to ganger|daglig|hver|om dagen|i uka|i uken|i måneden|i året",
+}
+_FREQUENCY_UNSPACED = (
+    r"每天|每日|每周|每週|每月|每年|毎日|毎週|毎月|毎年|매일|매주|매달|매년|ทุกวัน|ทุกสัปดาห์"
+)
 
 
-def holds_amount(text: str, languages: Collection[str] = ("en",)) -> bool:
+def holds_amount(text: str, languages: Collection[str] = ("en",), often: bool = False) -> bool:
     """True when `text` writes a number other than a calendar date or a release ("published:
     2021-04-15" says when, "introduced in Tasks 7.20.0" in which version, neither how much),
-    in digits or as a word of one of `languages`."""
+    in digits or as a word of one of `languages`; with `often`, also how often, in words."""
     if _NUMBER.search(_RELEASE.sub(" ", ISO_DATE.sub(" ", text))):
+        return True
+    if often and _FREQUENCY_WORDS.search(text):
         return True
     words = number_words(frozenset(languages))
     return words is not None and words.search(text) is not None
+
+
+def _frequency_words() -> re.Pattern[str]:
+    letter = rf"[\w{WORD_MARKS}]"
+    spaced = "|".join(FREQUENCY.values())
+    return re.compile(rf"(?<!{letter})(?:{spaced})(?!{letter})|{_FREQUENCY_UNSPACED}", re.I)
+
+
+_FREQUENCY_WORDS = _frequency_words()
 
 
 @cache

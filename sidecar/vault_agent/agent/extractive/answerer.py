@@ -134,7 +134,7 @@ def answer(plan: SearchPlan, context: ToolsContext) -> Answer:
     if (
         plan.quantity
         and not plan.pointed
-        and not any(holds_amount(q.unit.text, languages) for q in kept)
+        and not any(holds_amount(q.unit.text, languages, plan.often) for q in kept)
     ):
         # Asked for an amount, and no passage that bears on it holds a number.
         return Answer(absent(closest), closest, plan.query, len(passages))
@@ -174,7 +174,7 @@ def _counts(plan: SearchPlan, kept: list[Quote], context: ToolsContext) -> bool:
     if not wanted:
         return True
     for quote in kept:
-        if not holds_amount(quote.unit.text, context.searcher.sparse.languages):
+        if not holds_amount(quote.unit.text, context.searcher.sparse.languages, plan.often):
             continue
         where = f"{quote.ref.title} {quote.unit.heading} {quote.unit.under} {quote.unit.text}"
         if wanted & set(analyzer.terms(where)):

@@ -15,6 +15,7 @@ from typing import Literal
 
 from vault_agent.agent.citations.links import find_citations
 from vault_agent.agent.extractive.question_words import (
+    HOW_OFTEN,
     HOW_TO,
     NEWEST,
     OLDEST,
@@ -41,6 +42,7 @@ _OLDEST = compiled(OLDEST)
 _QUANTITY = compiled(QUANTITY)
 _WHEN = compiled(WHEN)
 _HOW_TO = compiled(HOW_TO)
+_HOW_OFTEN = compiled(HOW_OFTEN)
 _OPEN_TASKS = compiled(OPEN_TASKS)
 _WHERE = compiled(WHERE)
 
@@ -57,6 +59,8 @@ class SearchPlan:
     order: DateOrder = None
     quantity: bool = False
     """The question asks for an amount, a size, a duration: the answer holds a number."""
+    often: bool = False
+    """The question asks how often: "once a day" answers it as "2 times a day" does."""
     counted: tuple[str, ...] = ()
     """What a "how many...?" question counts ("pages"): the answer holds it beside a number."""
     when: bool = False
@@ -113,7 +117,8 @@ def plan(
         parts.insert(0, earlier)
     near = {active_file} if active_file else set()
     near |= {neighbour.path for neighbour in request.neighbourhood}
-    amount = asks_amount(question)
+    often = bool(_HOW_OFTEN.search(question))
+    amount = asks_amount(question) or often
     # "How do I list my unfinished tasks?" asks for steps, not for the tasks.
     how_to = bool(_HOW_TO.search(question))
     return SearchPlan(
@@ -122,7 +127,8 @@ def plan(
         earlier=earlier,
         order=date_order(question),
         quantity=amount,
-        counted=counted(question) if amount else (),
+        often=often,
+        counted=counted(question) if amount and not often else (),
         when=bool(_WHEN.search(question)),
         how_to=how_to,
         open_tasks=bool(_OPEN_TASKS.search(question)) and not how_to,

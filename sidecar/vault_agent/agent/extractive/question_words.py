@@ -94,6 +94,26 @@ QUANTITY = {
     _UNSPACED: r"多少|多久|多长|几|幾|多長|どのくらい|何[個回分時日]|いくら|얼마나|몇|上限|최대|"
     r"เท่าไร|เท่าไหร่|(?<!เ)กี่",
 }
+#: "How often...": a routine answers in words as well as numbers ("once a day"). Not "how
+#: many times", which counts what happened.
+HOW_OFTEN = {
+    "en": r"how (?:often|frequently)",
+    "de": r"wie (?:oft|häufig)",
+    "fr": r"à quelle fréquence|tous les combien",
+    "es": r"con qu[eé] frecuencia|cada cu[aá]nto",
+    "it": r"quanto spesso|ogni quanto|con che frequenza",
+    "pt": r"com que frequência|de quanto em quanto",
+    "nl": r"hoe vaak|hoe dikwijls",
+    "pl": r"jak często",
+    "tr": r"ne sıklıkla|ne kadar sık",
+    "ru": r"как часто",
+    "vi": r"bao lâu một lần|thường xuyên như thế nào",
+    "id": r"seberapa sering",
+    "sv": r"hur ofta",
+    "da": r"hvor ofte",
+    "nb": r"hvor ofte",
+    _UNSPACED: r"多久一次|多常|频率|頻率|どのくらいの頻度|얼마나 자주|บ่อยแค่ไหน",
+}
 #: "How many *pages*...": what is counted follows, as the next word or two ("how many
 #: community plugins"). Spaced languages only: elsewhere the counted thing is not a word apart.
 COUNTED = {

@@ -351,7 +351,7 @@ def _fits(plan: SearchPlan, text: str, languages: Collection[str], placed: bool 
     """True when `text` holds what the question asks for: a number (in digits, or a word of
     `languages`) for an amount; for a time, a date, a year or a version, or it is `placed` (its
     note is dated or named by a version)."""
-    if plan.quantity and holds_amount(text, languages):
+    if plan.quantity and holds_amount(text, languages, plan.often):
         return True
     return plan.when and (placed or bool(_TIME.search(text)))
 
