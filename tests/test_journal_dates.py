@@ -3,7 +3,8 @@
 Every note has the same template (a log of three activities from one list, a mood) and only its
 file name tells the days apart: "what did I do on 3 June 2023?" shares no word with its note
 that 700 others don't share too. The days a question names (written out, without a year, as a
-month, or relative to today) are searched on their own (`index/search/dated.py`).
+month, or relative to today) are searched on their own (`index/search/dated.py`), and a
+question asking what a week held is answered day by day.
 """
 
 from __future__ import annotations
@@ -15,9 +16,14 @@ from pathlib import Path
 
 import pytest
 
+from agent_helpers import ask, context_for, done_of
+from vault_agent.agent.extractive import ExtractiveAnswerer
+from vault_agent.agent.extractive.plan import plan
+from vault_agent.agent.request import AgentRequest
 from vault_agent.config import Settings
 from vault_agent.index.embed.bm25 import Bm25Encoder
 from vault_agent.index.embed.minilm import MiniLmEmbedder
+from vault_agent.index.embed.terms import Analyzer
 from vault_agent.index.search import searcher as searcher_module
 from vault_agent.index.search.hints import query_hints, span, within
 from vault_agent.index.search.relative_dates import Period
@@ -98,6 +104,37 @@ def test_days_relative_to_today(journal: VaultIndex) -> None:
     # Today is not over: its note may be unwritten yet, and "today's note" is a how-to.
     now = journal.searcher.retrieve("What's in today's note?", today=TODAY).confidence
     assert now.missing_names == ()
+
+
+async def test_asked_what_a_week_held_each_day_answers_in_date_order(
+    journal: VaultIndex,
+) -> None:
+    context = context_for(journal, TODAY)
+    done = done_of(
+        await ask(journal, ExtractiveAnswerer(), "What did I do last week?", context=context)
+    )
+    first = done.answer.split("\n\n")[0].splitlines()
+    # The journal's last week holds two notes: each answers a line, dated, in date order.
+    assert [line[:11] for line in first] == ["2024-12-30:", "2024-12-31:"], done.answer
+    assert "[[Journal/2024-12-30#" in first[0] and "[[Journal/2024-12-31#" in first[1]
+
+
+async def test_asked_one_thing_of_a_month_the_thing_answers(journal: VaultIndex) -> None:
+    context = context_for(journal, TODAY)
+    question = "Did I go swimming last month?"
+    done = done_of(await ask(journal, ExtractiveAnswerer(), question, context=context))
+    first = done.answer.splitlines()[0]
+    assert first.startswith("went swimming [[Journal/2024-12-"), done.answer
+
+
+def test_the_last_of_last_week_asks_for_no_newest_note() -> None:
+    english = Analyzer("en")
+    week = plan(AgentRequest(question="What did I do last week?"), "", english, TODAY)
+    assert week.order is None and week.day_by_day
+    swim = plan(AgentRequest(question="When did I last go swimming?"), "", english, TODAY)
+    assert swim.order == "newest" and not swim.day_by_day
+    month = plan(AgentRequest(question="Did I go swimming last month?"), "", english, TODAY)
+    assert month.order is None and not month.day_by_day
 
 
 @pytest.mark.parametrize(

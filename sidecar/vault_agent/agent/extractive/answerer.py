@@ -44,6 +44,8 @@ ANSWER_WORDS = 4
 ANSWER_WIDE_CHARS = 8
 #: Units quoted first, as the answer.
 ANSWER_UNITS = 2
+#: A question naming several days is answered by this many days' notes at most.
+DIGEST_DAYS = 7
 #: A second answer unit must score within this of the best. Sentences this close are a tie
 #: cosine can't break: 0.06 -> 0.1 put the answer among the first two 3 more times on the
 #: answer sets (304 answerable), 0.57 -> 0.62 on held-out 4; 0.2 three more on the sets, none
@@ -153,7 +155,7 @@ def answer(plan: SearchPlan, context: ToolsContext) -> Answer:
         best < calibration.sentence_floor
         or (best < calibration.sentence_sure and plan.order is None)
     )
-    text = compose(first, kept, plan.order is not None, unsure)
+    text = compose(first, kept, plan.order is not None or plan.day_by_day, unsure)
     return Answer(text, [quote.ref for quote in kept], plan.query, len(passages))
 
 
@@ -201,7 +203,12 @@ def _relevant(quotes: list[Quote]) -> list[Quote]:
 
 def answer_first(quotes: list[Quote], kept: list[Quote], plan: SearchPlan) -> list[Quote]:
     """The one or two quotes that answer: the best, or for a last/first question the newest
-    (oldest) dated one among those that bear on it."""
+    (oldest) dated one among those that bear on it, or for a question asking what several
+    days held the best of each day's note, day by day."""
+    if plan.day_by_day:
+        days = _day_by_day(quotes)
+        if len(days) > 1:
+            return days
     if plan.order is not None:
         # A dated note answers a "when" question even when an undated one (the recipe) is
         # closer; notes named by versions (a changelog) are ordered by version, if none is.
@@ -229,6 +236,18 @@ def answer_first(quotes: list[Quote], kept: list[Quote], plan: SearchPlan) -> li
         if quote.unit.text != first[0].unit.text:
             first.append(quote)
     return first
+
+
+def _day_by_day(quotes: list[Quote]) -> list[Quote]:
+    """The best quote of each note dated in the days the question names ("what did I do last
+    week?"), for the `DIGEST_DAYS` best notes, in date order."""
+    best: dict[str, Quote] = {}
+    for quote in quotes:  # best first
+        # A day's log is short lines ("went swimming"): any but a label says what it held.
+        if quote.on_day and quote.date and not (quote.unit.label or quote.unit.fact):
+            best.setdefault(quote.ref.file, quote)
+    chosen = list(best.values())[:DIGEST_DAYS]
+    return sorted(chosen, key=lambda quote: quote.date or "")
 
 
 def _answered(quote: Quote, quotes: list[Quote]) -> Quote:

@@ -28,7 +28,8 @@ from vault_agent.agent.extractive.question_words import (
 )
 from vault_agent.agent.request import AgentRequest
 from vault_agent.index.embed.terms import Analyzer
-from vault_agent.index.search.hints import query_hints
+from vault_agent.index.search.hints import date_words, is_day, query_hints
+from vault_agent.index.search.relative_dates import without_relative_dates
 
 #: A question with this few terms of its own leans on what came before it.
 FOLLOW_UP_TERMS = 3
@@ -81,6 +82,9 @@ class SearchPlan:
     patterns, `index/search/hints.py`): a note dated in one of them is what it asks about."""
     today: date | None = None
     """The day "yesterday" and "last week" count from (None: the system's)."""
+    day_by_day: bool = False
+    """The question asks what a period of several days held, and nothing more ("what did I
+    do last week?", "in March 2024?"): each day's note answers a part of it."""
 
     @property
     def queries(self) -> list[str]:
@@ -121,11 +125,13 @@ def plan(
     amount = asks_amount(question) or often
     # "How do I list my unfinished tasks?" asks for steps, not for the tasks.
     how_to = bool(_HOW_TO.search(question))
+    read_in = languages or (analyzer.language,)
+    days = query_hints(question, today, read_in).dates
     return SearchPlan(
         question=question,
         query=" ".join(parts),
         earlier=earlier,
-        order=date_order(question),
+        order=date_order(without_relative_dates(question, read_in)),
         quantity=amount,
         often=often,
         counted=counted(question) if amount and not often else (),
@@ -137,8 +143,21 @@ def plan(
         today=today,
         selection=selection,
         subject_links=() if selection or not earlier else _cited_before(request),
-        days=query_hints(question, today, languages or (analyzer.language,)).dates,
+        days=days,
+        day_by_day=_asks_only_of(days, question, analyzer, read_in),
     )
+
+
+def _asks_only_of(
+    days: frozenset[str], question: str, analyzer: Analyzer, languages: Collection[str]
+) -> bool:
+    """True when `question` names a period of several days and asks nothing more of it than
+    what it held: its words are the period's ("what did I do last week?"), not "did I go
+    swimming last month?"."""
+    if all(is_day(day) for day in days):
+        return False
+    dated = {term for word in date_words(question, languages) for term in analyzer.terms(word)}
+    return not set(analyzer.subject_terms(question, query=True)) - dated
 
 
 def asks_amount(question: str) -> bool:

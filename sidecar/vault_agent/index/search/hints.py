@@ -111,6 +111,11 @@ def span(wanted: str, year: int | None = None) -> Period | None:
     return Period(first, last)
 
 
+def is_day(wanted: str) -> bool:
+    """True for a pattern naming one day ("2026-11-05", "*-11-05"), not a longer period."""
+    return _INTERVAL not in wanted and wanted.count("-") == 2
+
+
 def any_year(wanted: str) -> bool:
     """True for a pattern without its year ("*-11-05")."""
     return wanted.startswith(ANY_YEAR)

@@ -70,6 +70,12 @@ def relative_words(question: str, languages: Collection[str] = ("en",)) -> froze
     return frozenset(word for match in found for word in re.findall(r"\w+", match[0]))
 
 
+def without_relative_dates(question: str, languages: Collection[str] = ("en",)) -> str:
+    """`question` with its relative dates blanked out: the "last" of "last week" does not ask
+    for the newest note, as "when did I last..." does."""
+    return _pattern(_with_english(languages)).sub(" ", question)
+
+
 def _with_english(languages: Collection[str]) -> frozenset[str]:
     return frozenset(languages) | {"en"}
 
