@@ -13,6 +13,7 @@ import random
 from collections.abc import Iterator
 from datetime import date, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -135,6 +136,25 @@ def test_the_last_of_last_week_asks_for_no_newest_note() -> None:
     assert swim.order == "newest" and not swim.day_by_day
     month = plan(AgentRequest(question="Did I go swimming last month?"), "", english, TODAY)
     assert month.order is None and not month.day_by_day
+
+
+def test_a_question_naming_hundreds_of_days_looks_up_a_dozen(
+    journal: VaultIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store, counted = journal.searcher.store, 0
+    count = store.count
+
+    def counting(*args: Any, **kwargs: Any) -> int:
+        nonlocal counted
+        counted += 1
+        return count(*args, **kwargs)
+
+    monkeypatch.setattr(store, "count", counting)
+    # Days no note has: each looked up is counted, both to search it and to call it missing.
+    days = [f"2021-{month:02d}-{day:02d}" for month in (3, 5) for day in range(1, 32)]
+    found = journal.searcher.retrieve(f"What did I do on {', '.join(days)}?", today=TODAY)
+    assert found.confidence.low and len(found.confidence.missing_names) == 12
+    assert counted <= 2 * 12 + 4, counted  # not twice each of the 62
 
 
 @pytest.mark.parametrize(

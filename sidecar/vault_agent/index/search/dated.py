@@ -21,6 +21,9 @@ from vault_agent.index.store.protocol import SearchFilter, SparseVector, Store, 
 
 #: At most this many periods are searched on their own for one query (the newest).
 DATED_PERIODS = 6
+#: At most this many of the dates a query names are looked up (the newest): a question
+#: listing hundreds costs no more than one naming a dozen.
+LOOKED_UP = 12
 #: A day or month without its year is looked for this many years back (and next year).
 YEARS_BACK = 30
 #: A period this long or shorter (a day, a week) is what a question is about.
@@ -38,7 +41,7 @@ def dated_filters(
     if not hints.dates or base.date_from or base.date_to or not _dates_notes(store):
         return []
     periods: list[Period] = []
-    for wanted in hints.dates:
+    for wanted in _newest(hints.dates):
         if any_year(wanted):
             years = range(today.year + 1, today.year - YEARS_BACK, -1)
             periods += [period for year in years if (period := span(wanted, year))]
@@ -65,7 +68,7 @@ def missing_dates(
     if not hints.dates or not _dates_notes(store):
         return ()
     missing = []
-    for wanted in sorted(hints.dates):
+    for wanted in sorted(_newest(hints.dates)):
         period = span(wanted)
         if period is None or period.last >= today:
             continue
@@ -91,6 +94,11 @@ def few_days(hints: QueryHints) -> QueryHints:
             if period and (period.last - period.first).days < FEW_DAYS
         )
     )
+
+
+def _newest(dates: frozenset[str]) -> list[str]:
+    """The `LOOKED_UP` newest of `dates` (one without its year counts as the newest)."""
+    return sorted(dates, key=lambda wanted: (any_year(wanted), wanted), reverse=True)[:LOOKED_UP]
 
 
 def _dates_notes(store: Store) -> bool:
