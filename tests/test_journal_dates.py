@@ -189,6 +189,21 @@ def test_query_hints_read_months_and_days_relative_to_today(
     assert query_hints(question, date(2026, 11, 26), languages).dates == dates
 
 
+@pytest.mark.parametrize("question", ["What happened in 9999-12?", "December 9999", "0001-01"])
+def test_a_month_at_the_end_of_the_calendar_is_searched_without_error(
+    journal: VaultIndex, question: str
+) -> None:
+    # December 9999's last day was found as the day before the first of a month after it.
+    found = journal.searcher.retrieve(question, today=TODAY)
+    assert found.passages
+
+
+def test_a_period_off_the_calendar_names_no_day() -> None:
+    assert query_hints("what did I do last year, last week and yesterday?", date(1, 1, 1)) == (
+        query_hints("what did I do?")
+    )
+
+
 def test_a_date_pattern_spans_its_days() -> None:
     assert span("2024-02") == Period(date(2024, 2, 1), date(2024, 2, 29))
     assert span("2025") == Period(date(2025, 1, 1), date(2025, 12, 31))

@@ -21,7 +21,12 @@ from functools import cache
 
 from vault_agent.index.embed.terms import common_words
 from vault_agent.index.search.month_names import ENGLISH, abbreviations, month_names, name_table
-from vault_agent.index.search.relative_dates import Period, relative_periods, relative_words
+from vault_agent.index.search.relative_dates import (
+    Period,
+    month_end,
+    relative_periods,
+    relative_words,
+)
 from vault_agent.index.store.protocol import ChunkPayload
 
 _DAY = r"(\d{1,2})(?:st|nd|rd|th|\.)?"
@@ -107,7 +112,7 @@ def span(wanted: str, year: int | None = None) -> Period | None:
         first = datetime.date(year, month or 1, 1)
     except ValueError:
         return None
-    last = datetime.date(year, 12, 31) if not month else _month_end(first)
+    last = datetime.date(year, 12, 31) if not month else month_end(first)
     return Period(first, last)
 
 
@@ -167,14 +172,9 @@ def _pattern(period: Period) -> str:
         return first.isoformat()
     if (first.month, first.day, last.month, last.day) == (1, 1, 12, 31) and first.year == last.year:
         return f"{first.year}"
-    if first.day == 1 and last == _month_end(first):
+    if first.day == 1 and last == month_end(first):
         return first.isoformat()[:7]
     return f"{first.isoformat()}{_INTERVAL}{last.isoformat()}"
-
-
-def _month_end(first: datetime.date) -> datetime.date:
-    following = (first.replace(day=28) + datetime.timedelta(days=4)).replace(day=1)
-    return following - datetime.timedelta(days=1)
 
 
 def _possible(year: str | None, month: int, day: int) -> bool:

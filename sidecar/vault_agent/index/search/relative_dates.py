@@ -11,6 +11,7 @@ written yet, and CLDR's "tomorrow" is also "morning" in German ("morgen") and Sp
 
 from __future__ import annotations
 
+import calendar
 import logging
 import re
 from collections.abc import Collection
@@ -59,7 +60,10 @@ def relative_periods(
     phrases = _phrases(_with_english(languages))
     for match in _pattern(_with_english(languages)).finditer(question):
         field, offset = phrases[_normal(match.group())]
-        found.append(_period(field, offset, today))
+        try:
+            found.append(_period(field, offset, today))
+        except (ValueError, OverflowError):  # "last year" in year 1: off the calendar
+            continue
     return found
 
 
@@ -74,6 +78,11 @@ def without_relative_dates(question: str, languages: Collection[str] = ("en",)) 
     """`question` with its relative dates blanked out: the "last" of "last week" does not ask
     for the newest note, as "when did I last..." does."""
     return _pattern(_with_english(languages)).sub(" ", question)
+
+
+def month_end(day: date) -> date:
+    """The last day of `day`'s month (December 9999 too: no day after it is computed)."""
+    return day.replace(day=calendar.monthrange(day.year, day.month)[1])
 
 
 def _with_english(languages: Collection[str]) -> frozenset[str]:
@@ -91,8 +100,7 @@ def _period(field: str, offset: int, today: date) -> Period:
         first = today.replace(day=1)
         if offset:
             first = (first - timedelta(days=1)).replace(day=1)
-        following = (first + timedelta(days=31)).replace(day=1)
-        return Period(first, following - timedelta(days=1))
+        return Period(first, month_end(first))
     year = today.year + offset
     return Period(date(year, 1, 1), date(year, 12, 31))
 
