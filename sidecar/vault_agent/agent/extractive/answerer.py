@@ -94,22 +94,18 @@ def answer(plan: SearchPlan, context: ToolsContext) -> Answer:
     found = searches[0]
     # Each search's best passages first, in turns, so no search's tail crowds out another.
     passages = [p for rank in zip_longest(*(s.passages for s in searches)) for p in rank if p]
+
+    def focused(query: str, only: SearchFilter) -> list[Passage]:
+        found = searcher.retrieve(query, only, FOCUSED, one_per_note=False, today=plan.today)
+        return found.passages
+
     if plan.active_file:  # the open note's own passages, whatever the vault at large has
-        only = SearchFilter(files=[plan.active_file])
-        passages += searcher.retrieve(
-            plan.query, only, FOCUSED, one_per_note=False, today=plan.today
-        ).passages
+        passages += focused(plan.query, SearchFilter(files=[plan.active_file]))
     subject = _subject_files(plan, context)
     if subject:  # a follow-up: the passages of the notes the previous answer cited
-        only = SearchFilter(files=sorted(subject))
-        passages += searcher.retrieve(
-            plan.question, only, FOCUSED, one_per_note=False, today=plan.today
-        ).passages
+        passages += focused(plan.question, SearchFilter(files=sorted(subject)))
     if plan.order is not None:  # "when did I last...": the daily notes that bear on it
-        dated = SearchFilter(date_from=EARLIEST_DAY)
-        passages += searcher.retrieve(
-            plan.query, dated, FOCUSED, one_per_note=False, today=plan.today
-        ).passages
+        passages += focused(plan.query, SearchFilter(date_from=EARLIEST_DAY))
     passages = _unique(passages)
     if not passages:
         return Answer(NOTHING, [], plan.query, 0)

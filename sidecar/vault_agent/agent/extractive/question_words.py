@@ -191,7 +191,7 @@ HOW_TO = {
     _UNSPACED: r"怎么|如何|怎样|どうやって|どうすれば|方法は|어떻게|방법|怎麼|怎樣|อย่างไร|ยังไง|วิธี",
 }
 
-
+#: "What's *left* to book?", "my *open tasks*": what is still to do (open checkboxes answer).
 OPEN_TASKS = {
     "en": r"(?:open|unfinished|pending|outstanding|remaining|incomplete|undone|unchecked)"
     r"\s+(?:tasks?|to-?dos?|items?|actions?|action items?|checkboxes)|"
