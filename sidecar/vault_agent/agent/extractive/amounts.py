@@ -24,7 +24,7 @@ from functools import cache
 from icu4py.locale import Locale
 from icu4py.messageformat import MessageFormat
 
-from vault_agent.index.embed.terms import WORD_MARKS
+from vault_agent.index.embed.terms import UNSPACED_SCRIPTS, WORD_MARKS
 
 log = logging.getLogger(__name__)
 
@@ -39,7 +39,6 @@ SPELLED = (*range(2, 21), *range(30, 100, 10), 100, 1000)
 #: A spelled-out number this short is too often another word.
 _SHORTEST = 3
 _SOFT_HYPHEN = "\u00ad"
-_UNSPACED_SCRIPTS = re.compile(r"[\u0e00-\u0e7f\u2e80-\u9fff\uac00-\ud7af]")
 #: How often, in words: "once a day", "every morning", "weekly".
 FREQUENCY = {
     "en": r"once|twice|thrice|daily|weekly|fortnightly|monthly|yearly|annually|hourly|"
@@ -118,5 +117,5 @@ def _spelled(language: str) -> set[str]:
         for word in words
         if len(word) >= _SHORTEST
         and not any(char.isdigit() for char in word)
-        and not _UNSPACED_SCRIPTS.search(word)
+        and not UNSPACED_SCRIPTS.search(word)
     }

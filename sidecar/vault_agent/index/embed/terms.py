@@ -52,6 +52,9 @@ MAX_TERM_CHARS = 40
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\u3131-\u318e"
 #: Thai, Lao, Myanmar, Khmer: letters and their combining marks.
 _UNSPACED = "\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff"
+#: A character of a script written without spaces between words (Chinese, Japanese, Korean,
+#: Thai and its neighbours): a word or phrase holding one sits inside others, not apart.
+UNSPACED_SCRIPTS = re.compile(f"[{_CJK}{_UNSPACED}]")
 #: Arrows, technical signs, shapes, dingbats and emoji: each one a term (notes use them as
 #: markers: a task's "🔺" priority, "📅" due date, "⏩" in a plugin's docs).
 _SYMBOLS = "\u2190-\u21ff\u2300-\u23ff\u25a0-\u27bf\u2b00-\u2bff\U0001f000-\U0001faff"

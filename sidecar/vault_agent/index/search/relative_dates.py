@@ -21,7 +21,7 @@ from functools import cache
 
 from babel import Locale, UnknownLocaleError
 
-from vault_agent.index.embed.terms import WORD_MARKS
+from vault_agent.index.embed.terms import UNSPACED_SCRIPTS, WORD_MARKS
 
 #: CLDR's fields, and the offsets read: none in the future.
 _OFFSETS = {"day": (0, -1, -2), "week": (0, -1), "month": (0, -1), "year": (0, -1)}
@@ -38,7 +38,6 @@ _ENGLISH = {
     "this year": ("year", 0),
     "last year": ("year", -1),
 }
-_UNSPACED_SCRIPTS = re.compile(r"[\u0e00-\u0e7f\u2e80-\u9fff\uac00-\ud7af]")
 
 log = logging.getLogger(__name__)
 
@@ -114,7 +113,7 @@ def _pattern(languages: frozenset[str]) -> re.Pattern[str]:
     for phrase in sorted(_phrases(languages), key=len, reverse=True):
         words = (re.escape(word).replace("'", "['\u2019]") for word in phrase.split())
         written = r"\s+".join(words)
-        if _UNSPACED_SCRIPTS.search(phrase):
+        if UNSPACED_SCRIPTS.search(phrase):
             alternatives.append(written)
         else:
             alternatives.append(rf"(?<!{letter}){written}(?!{letter})")
