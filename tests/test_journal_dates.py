@@ -172,6 +172,12 @@ def test_a_question_naming_hundreds_of_days_looks_up_a_dozen(
         # German "hier" is "here"; only French reads it as yesterday.
         ("Was steht hier?", ("de",), set()),
         ("Qu'ai-je fait hier ?", ("fr",), {"2026-11-25"}),
+        # 26 November 2026 is a Thursday. "Last Monday" is last week's, or the latest one
+        # (this week's) where the phrase doesn't say which week; 上周一 says it.
+        ("What did I do last Monday?", ("en",), {"2026-11-16", "2026-11-23"}),
+        ("上周一我做了什么？", ("zh",), {"2026-11-16"}),
+        ("Was steht für diesen Freitag an?", ("de",), {"2026-11-27"}),
+        ("What did I do on Monday?", ("en",), set()),  # "every Monday" names no one day
         ("What did I do in March 2024?", ("en",), {"2024-03"}),
         ("¿Qué hice en noviembre?", ("es",), {"*-11"}),
         ("what happened in 2024-03", ("en",), {"2024-03"}),

@@ -3,10 +3,11 @@
 A journal is asked about its days as people speak of them: "what did I do yesterday?", "who did
 I meet last week?". The phrases come from CLDR's relative date fields, through Babel (the
 library made for CLDR's data), in the vault's languages and English: today, yesterday and the
-day before; this and last week, month and year. Only those languages: one language's word for
-yesterday is another's for here (French and German "hier"). The future is left out: no note is
-written yet, and CLDR's "tomorrow" is also "morning" in German ("morgen") and Spanish
-("mañana"). A week runs Monday to Sunday, as ISO 8601 counts it.
+day before; this and last week, month and year; this and last Monday to Sunday. A weekday
+alone ("on Monday") is not read: "every Monday" names no one day. Only those languages: one
+language's word for yesterday is another's for here (French and German "hier"). The future is
+left out: no note is written yet, and CLDR's "tomorrow" is also "morning" in German ("morgen")
+and Spanish ("mañana"). A week runs Monday to Sunday, as ISO 8601 counts it.
 """
 
 from __future__ import annotations
@@ -18,25 +19,51 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import date, timedelta
 from functools import cache
+from typing import NamedTuple
 
 from babel import Locale, UnknownLocaleError
 
 from vault_agent.index.embed.terms import UNSPACED_SCRIPTS, WORD_MARKS
 
+#: CLDR's weekday fields, Monday first (as `date.weekday()` counts).
+WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 #: CLDR's fields, and the offsets read: none in the future.
-_OFFSETS = {"day": (0, -1, -2), "week": (0, -1), "month": (0, -1), "year": (0, -1)}
+_OFFSETS = {
+    "day": (0, -1, -2),
+    "week": (0, -1),
+    "month": (0, -1),
+    "year": (0, -1),
+    **{weekday: (0, -1) for weekday in WEEKDAYS},
+}
 #: Languages written in more than one way.
 _VARIANTS = {"zh": ("zh", "zh_Hant"), "no": ("nb", "nn"), "sr": ("sr", "sr_Latn")}
+
+
+class Relative(NamedTuple):
+    """What a phrase names: a CLDR field ("day", "week", "mon"...) and an offset from today's;
+    for "last Monday" in a language whose phrase doesn't name the week (English, German
+    "letzten Montag"), also the latest Monday before today, as it is as often meant."""
+
+    field: str
+    offset: int
+    latest: bool = False
+
+
 #: English, also when Babel fails (a question in English over any vault is common).
 _ENGLISH = {
-    "today": ("day", 0),
-    "yesterday": ("day", -1),
-    "this week": ("week", 0),
-    "last week": ("week", -1),
-    "this month": ("month", 0),
-    "last month": ("month", -1),
-    "this year": ("year", 0),
-    "last year": ("year", -1),
+    "today": Relative("day", 0),
+    "yesterday": Relative("day", -1),
+    "this week": Relative("week", 0),
+    "last week": Relative("week", -1),
+    "this month": Relative("month", 0),
+    "last month": Relative("month", -1),
+    "this year": Relative("year", 0),
+    "last year": Relative("year", -1),
+    **{
+        f"{which} {calendar.day_name[number].lower()}": Relative(weekday, offset, bool(offset))
+        for number, weekday in enumerate(WEEKDAYS)
+        for which, offset in (("this", 0), ("last", -1))
+    },
 }
 
 log = logging.getLogger(__name__)
@@ -58,9 +85,8 @@ def relative_periods(
     found = []
     phrases = _phrases(_with_english(languages))
     for match in _pattern(_with_english(languages)).finditer(question):
-        field, offset = phrases[_normal(match.group())]
         try:
-            found.append(_period(field, offset, today))
+            found += _periods(phrases[_normal(match.group())], today)
         except (ValueError, OverflowError):  # "last year" in year 1: off the calendar
             continue
     return found
@@ -86,6 +112,20 @@ def month_end(day: date) -> date:
 
 def _with_english(languages: Collection[str]) -> frozenset[str]:
     return frozenset(languages) | {"en"}
+
+
+def _periods(named: Relative, today: date) -> list[Period]:
+    field, offset, latest = named
+    if field not in WEEKDAYS:
+        return [_period(field, offset, today)]
+    # "This Monday" is this week's, "last Monday" last week's (上周一, "måndag förra veckan"),
+    # and where the phrase doesn't say which week, also the latest Monday before today.
+    weekday = WEEKDAYS.index(field)
+    monday = today - timedelta(days=today.weekday())
+    days = {monday + timedelta(days=weekday, weeks=offset)}
+    if latest:
+        days.add(today - timedelta(days=(today.weekday() - weekday) % 7 or 7))
+    return [Period(day, day) for day in sorted(days)]
 
 
 def _period(field: str, offset: int, today: date) -> Period:
@@ -121,7 +161,7 @@ def _pattern(languages: frozenset[str]) -> re.Pattern[str]:
 
 
 @cache
-def _phrases(languages: frozenset[str]) -> dict[str, tuple[str, int]]:
+def _phrases(languages: frozenset[str]) -> dict[str, Relative]:
     """Every phrase of `languages` (normalised) and the field and offset it names."""
     table = dict(_ENGLISH)
     for language in sorted(languages):
@@ -130,9 +170,9 @@ def _phrases(languages: frozenset[str]) -> dict[str, tuple[str, int]]:
 
 
 @cache
-def _phrases_of(language: str) -> dict[str, tuple[str, int]]:
+def _phrases_of(language: str) -> dict[str, Relative]:
     """The phrases of `language` (Chinese: both scripts); none where Babel has none."""
-    table: dict[str, tuple[str, int]] = {}
+    table: dict[str, Relative] = {}
     for locale in _VARIANTS.get(language, (language,)):
         try:
             table.update(_cldr_phrases(locale))
@@ -142,17 +182,22 @@ def _phrases_of(language: str) -> dict[str, tuple[str, int]]:
     return table
 
 
-def _cldr_phrases(locale: str) -> dict[str, tuple[str, int]]:
+def _cldr_phrases(locale: str) -> dict[str, Relative]:
     # CLDR's date fields are in Babel's locale data; it formats with them but offers no
     # accessor (a Babel upgrade that moves them falls back to English, `_phrases`).
     fields = Locale.parse(locale)._data["date_fields"]
+    last_week = _normal(fields["week"]["relative"].get(-1) or "")
     table = {}
     for field, offsets in _OFFSETS.items():
         relative = fields[field]["relative"]
         for offset in offsets:
-            phrase = relative.get(offset)
+            phrase = _normal(relative.get(offset) or "")
             if phrase:
-                table[_normal(phrase)] = (field, offset)
+                # "上周一" holds "上周" (last week): it says which Monday; "last Monday" doesn't.
+                latest = (
+                    field in WEEKDAYS and offset < 0 and not (last_week and last_week in phrase)
+                )
+                table[phrase] = Relative(field, offset, latest)
     return table
 
 
