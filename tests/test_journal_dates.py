@@ -120,12 +120,21 @@ async def test_asked_what_a_week_held_each_day_answers_in_date_order(
     assert "[[Journal/2024-12-30#" in first[0] and "[[Journal/2024-12-31#" in first[1]
 
 
-async def test_asked_one_thing_of_a_month_the_thing_answers(journal: VaultIndex) -> None:
+async def test_asked_one_thing_of_a_month_the_days_it_happened_answer(
+    journal: VaultIndex,
+) -> None:
     context = context_for(journal, TODAY)
     question = "Did I go swimming last month?"
     done = done_of(await ask(journal, ExtractiveAnswerer(), question, context=context))
-    first = done.answer.splitlines()[0]
-    assert first.startswith("went swimming [[Journal/2024-12-"), done.answer
+    first = done.answer.split("\n\n")[0].splitlines()
+    # Each December day with a swim, dated, in date order; no other day's log.
+    days = [line[:10] for line in first]
+    assert len(first) > 1 and days == sorted(days), done.answer
+    assert all(line.startswith("2024-12-") and "went swimming [[Journal/" in line for line in first)
+    # Asked who I met, where no line surely says so, the closest one answers alone.
+    met = "Who did I meet last week?"
+    done = done_of(await ask(journal, ExtractiveAnswerer(), met, context=context))
+    assert done.answer.split("\n\n")[0].count("[[") == 1, done.answer
 
 
 def test_the_last_of_last_week_asks_for_no_newest_note() -> None:

@@ -139,7 +139,7 @@ def answer(plan: SearchPlan, context: ToolsContext) -> Answer:
     if plan.counted and not plan.pointed and not _counts(plan, kept, context):
         # "How many pages...?" and the numbers found count minutes, grams, stars.
         return Answer(absent(closest), closest, plan.query, len(passages))
-    first = answer_first(quotes, kept, plan)
+    first = answer_first(quotes, kept, plan, calibration.sentence_sure)
     kept += [quote for quote in first if quote not in kept]
     # Not close enough to be sure, the quotes are given as the nearest the notes come: below
     # the floor (shown only because the question names the note), or below a surer score.
@@ -151,7 +151,7 @@ def answer(plan: SearchPlan, context: ToolsContext) -> Answer:
         best < calibration.sentence_floor
         or (best < calibration.sentence_sure and plan.order is None)
     )
-    text = compose(first, kept, plan.order is not None or plan.day_by_day, unsure)
+    text = compose(first, kept, plan.order is not None or plan.over_days, unsure)
     return Answer(text, [quote.ref for quote in kept], plan.query, len(passages))
 
 
@@ -197,12 +197,14 @@ def _relevant(quotes: list[Quote]) -> list[Quote]:
     return [quote for quote in quotes if quote.score >= floor]
 
 
-def answer_first(quotes: list[Quote], kept: list[Quote], plan: SearchPlan) -> list[Quote]:
+def answer_first(
+    quotes: list[Quote], kept: list[Quote], plan: SearchPlan, sure: float = -1.0
+) -> list[Quote]:
     """The one or two quotes that answer: the best, or for a last/first question the newest
-    (oldest) dated one among those that bear on it, or for a question asking what several
-    days held the best of each day's note, day by day."""
-    if plan.day_by_day:
-        days = _day_by_day(quotes)
+    (oldest) dated one among those that bear on it, or for a question naming several days
+    the best of each day's note that answers (`sure`: how close one must be), day by day."""
+    if plan.over_days:
+        days = _day_by_day(quotes, every=plan.day_by_day, sure=sure)
         if len(days) > 1:
             return days
     if plan.order is not None:
@@ -234,16 +236,21 @@ def answer_first(quotes: list[Quote], kept: list[Quote], plan: SearchPlan) -> li
     return first
 
 
-def _day_by_day(quotes: list[Quote]) -> list[Quote]:
-    """The best quote of each note dated in the days the question names ("what did I do last
-    week?"), for the `DIGEST_DAYS` best notes, in date order."""
+def _day_by_day(quotes: list[Quote], every: bool, sure: float) -> list[Quote]:
+    """The best quote of each note dated in the days the question names, in date order, for
+    at most `DIGEST_DAYS` notes: of `every` note found ("what did I do last week?"), or of
+    those whose best surely answers and is as close as the closest ("did I go swimming last
+    month?": the days it happened)."""
     best: dict[str, Quote] = {}
     for quote in quotes:  # best first
         # A day's log is short lines ("went swimming"): any but a label says what it held.
         if quote.on_day and quote.date and not (quote.unit.label or quote.unit.fact):
             best.setdefault(quote.ref.file, quote)
-    chosen = list(best.values())[:DIGEST_DAYS]
-    return sorted(chosen, key=lambda quote: quote.date or "")
+    chosen = list(best.values())
+    if not every and chosen:
+        top = chosen[0].score - SECOND_WITHIN
+        chosen = [quote for quote in chosen if quote.score >= top and quote.closeness >= sure]
+    return sorted(chosen[:DIGEST_DAYS], key=lambda quote: quote.date or "")
 
 
 def _answered(quote: Quote, quotes: list[Quote]) -> Quote:

@@ -96,6 +96,12 @@ class SearchPlan:
         return list(dict.fromkeys((self.query, with_subject)))
 
     @property
+    def over_days(self) -> bool:
+        """True when the question names a period of several days ("last week", "in March
+        2024"): what happened in it may have happened on several of them."""
+        return any(not is_day(day) for day in self.days)
+
+    @property
     def pointed(self) -> bool:
         """True when the user pointed at something (an open note, a selection): the answer
         comes from there, even when the vault at large looks unrelated."""
