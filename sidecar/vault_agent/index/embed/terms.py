@@ -199,17 +199,6 @@ def _weak_words(language: str) -> frozenset[str]:
 
 
 @cache
-def common_words(language: str) -> frozenset[str]:
-    """The function words of `language` and its long generic-word list (lower case, not
-    stemmed): a word of either is too common to read as anything else ("may" is no month)."""
-    try:
-        generic = frozenset(word.lower() for word in get_stop_words(language))
-    except Exception:  # the package has no list for this language
-        generic = frozenset()
-    return function_words(language) | generic
-
-
-@cache
 def function_words(language: str) -> frozenset[str]:
     """The function words of `language` (lower case): words never worth matching alone."""
     # Short lists of function words (English: Snowball's 175). A long list drops words people

@@ -24,7 +24,7 @@ DATED_PERIODS = 6
 #: At most this many of the dates a query names are looked up (the newest): a question
 #: listing hundreds costs no more than one naming a dozen.
 LOOKED_UP = 12
-#: A day or month without its year is looked for this many years back (and next year).
+#: A day without its year is looked for this many years back (and next year).
 YEARS_BACK = 30
 #: A period this long or shorter (a day, a week) is what a question is about.
 FEW_DAYS = 7

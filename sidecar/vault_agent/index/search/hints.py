@@ -7,8 +7,8 @@ boosts the hits that match and searches the notes of those days (see `Searcher`)
 only reads the query and compares payloads. Measured in docs/retrieval.md.
 
 A date is kept as an ISO 8601 pattern: a day "2026-11-05", a month "2026-11", a year "2026",
-an interval "2026-11-16/2026-11-22" (last week), or a day or month without its year
-"*-11-05", "*-11" ("5 November", "in November": that day or month in any year).
+an interval "2026-11-16/2026-11-22" (last week), or a day without its year "*-11-05" ("5
+November": that day in any year).
 """
 
 from __future__ import annotations
@@ -19,8 +19,7 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from functools import cache
 
-from vault_agent.index.embed.terms import common_words
-from vault_agent.index.search.month_names import ENGLISH, abbreviations, month_names, name_table
+from vault_agent.index.search.month_names import ENGLISH, abbreviations, month_names
 from vault_agent.index.search.relative_dates import (
     Period,
     month_end,
@@ -79,7 +78,7 @@ def query_hints(
     tags = frozenset(tag.lower().strip("/") for tag in _TAG.findall(query))
     days, rest = _days(query)
     dates = {f"{year or ANY_YEAR}-{month:02d}-{day:02d}" for year, month, day in days}
-    dates |= {f"{year or ANY_YEAR}-{month:02d}" for year, month in _months(rest, languages)}
+    dates |= {f"{year}-{month:02d}" for year, month in _months(rest)}
     today = today or datetime.date.today()
     dates |= {_pattern(period) for period in relative_periods(query, today, languages)}
     return QueryHints(tags=tags, dates=frozenset(dates))
@@ -128,7 +127,7 @@ def any_year(wanted: str) -> bool:
 
 def _days(query: str) -> tuple[list[tuple[str | None, int, int]], str]:
     """The days written in `query` as (year or None, month, day), and the query with them
-    blanked out (where a month alone is then read)."""
+    blanked out (where a month with its year is then read)."""
     found: list[tuple[str | None, int, int]] = []
     spans: list[tuple[int, int]] = []
     for match in _ISO.finditer(query):
@@ -151,17 +150,13 @@ def _days(query: str) -> tuple[list[tuple[str | None, int, int]], str]:
     return [(y, m, d) for y, m, d in found if _possible(y, m, d)], rest
 
 
-def _months(rest: str, languages: Collection[str]) -> list[tuple[str | None, int]]:
-    """The months named without a day in `rest`: "2026-11", "2026年11月", "November 2026",
-    and a month's full name alone ("in November") unless some language of the vault (or
-    English) also uses it as a function word ("may", Italian "mai")."""
+def _months(rest: str) -> list[tuple[str, int]]:
+    """The months named with their year and without a day in `rest`: "2026-11", "2026年11月",
+    "November 2026". A month alone is not read: "in November" may be any year's, and "Obsidian
+    October" or "the March release" name no date at all."""
     found = [(year, int(month)) for year, month in _ISO_MONTH.findall(rest)]
     found += [(year, int(month)) for year, month in _CJK_MONTH.findall(rest)]
-    with_year, alone = _month_patterns()
-    found += [(year, _month(name)) for name, year in with_year.findall(rest)]
-    rest = with_year.sub(" ", rest)
-    common = set().union(*(common_words(language) for language in {*languages, "en"}))
-    found += [(None, _month(name)) for name in alone.findall(rest) if name.lower() not in common]
+    found += [(year, _month(name)) for name, year in _month_with_year().findall(rest)]
     return [(year, month) for year, month in found if 1 <= month <= 12]
 
 
@@ -192,9 +187,9 @@ def date_words(query: str, languages: Collection[str] = ("en",)) -> frozenset[st
     "September", "2023"; "Last week" gives "Last", "week"): a date is not a name the notes
     must spell the same way (a daily note writes it 2023-09-12, in its file name)."""
     words = set(relative_words(query, languages))
-    patterns: Iterable[re.Pattern[str]] = _month_patterns()
+    patterns: Iterable[re.Pattern[str]] = ()
     if _DIGIT.search(query):
-        patterns = (*_named_month_patterns(), *patterns)
+        patterns = (*_named_month_patterns(), _month_with_year())
     for pattern in patterns:
         for match in pattern.finditer(query):
             words.update(re.findall(r"\w+", match.group()))
@@ -221,17 +216,12 @@ def _named_month_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
 
 
 @cache
-def _month_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
-    """A month and its year ("November 2026", "marzo de 2026"), and a month's full name
-    alone ("November", "noviembre")."""
-    table = name_table()
-    names = sorted(table, key=len, reverse=True)
+def _month_with_year() -> re.Pattern[str]:
+    """A month and its year ("November 2026", "marzo de 2026")."""
+    names = sorted(month_names(), key=len, reverse=True)
     free = [name for name in names if name not in abbreviations() or name in ENGLISH]
-    full = [name for name in names if table[name][1]]
     month = rf"({'|'.join(map(re.escape, free))})\.?"
-    with_year = re.compile(rf"(?<!\w){month},?\s+(?:de\s+)?(\d{{4}})(?!\w)", re.IGNORECASE)
-    alone = re.compile(rf"(?<!\w)({'|'.join(map(re.escape, full))})(?!\w)", re.IGNORECASE)
-    return with_year, alone
+    return re.compile(rf"(?<!\w){month},?\s+(?:de\s+)?(\d{{4}})(?!\w)", re.IGNORECASE)
 
 
 def _month(name: str) -> int:
