@@ -24,6 +24,7 @@ from functools import cache
 from icu4py.locale import Locale
 from icu4py.messageformat import MessageFormat
 
+from vault_agent.agent.extractive.question_words import UNSPACED, compiled
 from vault_agent.index.embed.terms import UNSPACED_SCRIPTS, WORD_MARKS
 
 log = logging.getLogger(__name__)
@@ -63,10 +64,8 @@ FREQUENCY = {
     "sv": r"en gång|två gånger|dagligen|varje|per (?:dag|vecka|månad|år)|i veckan|om dagen",
     "da": r"en gang|to gange|dagligt?|hver|om (?:dagen|ugen|måneden|året)",
     "nb": r"en gang|to ganger|daglig|hver|om dagen|i uka|i uken|i måneden|i året",
+    UNSPACED: r"每天|每日|每周|每週|每月|每年|毎日|毎週|毎月|毎年|매일|매주|매달|매년|ทุกวัน|ทุกสัปดาห์",
 }
-_FREQUENCY_UNSPACED = (
-    r"每天|每日|每周|每週|每月|每年|毎日|毎週|毎月|毎年|매일|매주|매달|매년|ทุกวัน|ทุกสัปดาห์"
-)
 
 
 def holds_amount(text: str, languages: Collection[str] = ("en",), often: bool = False) -> bool:
@@ -81,13 +80,7 @@ def holds_amount(text: str, languages: Collection[str] = ("en",), often: bool = 
     return words is not None and words.search(text) is not None
 
 
-def _frequency_words() -> re.Pattern[str]:
-    letter = rf"[\w{WORD_MARKS}]"
-    spaced = "|".join(FREQUENCY.values())
-    return re.compile(rf"(?<!{letter})(?:{spaced})(?!{letter})|{_FREQUENCY_UNSPACED}", re.I)
-
-
-_FREQUENCY_WORDS = _frequency_words()
+_FREQUENCY_WORDS = compiled(FREQUENCY)
 
 
 @cache

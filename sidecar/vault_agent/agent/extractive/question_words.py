@@ -23,7 +23,8 @@ import re
 
 from vault_agent.index.embed.terms import WORD_MARKS
 
-_UNSPACED = "unspaced"
+#: The key of a table's entry for the languages written without spaces (matched anywhere).
+UNSPACED = "unspaced"
 
 
 NEWEST = {
@@ -44,7 +45,7 @@ NEWEST = {
     "sv": r"senast|senaste|nyligen",
     "da": r"sidst|seneste|for nylig",
     "nb": r"sist|siste|nylig",
-    _UNSPACED: r"最近|上次|最后|最後|前回|この前|마지막|최근|ล่าสุด|ครั้งสุดท้าย",
+    UNSPACED: r"最近|上次|最后|最後|前回|この前|마지막|최근|ล่าสุด|ครั้งสุดท้าย",
 }
 OLDEST = {
     "en": r"first|earliest|initially|originally",
@@ -64,7 +65,7 @@ OLDEST = {
     "sv": r"första gången|först",
     "da": r"første gang|først",
     "nb": r"første gang|først",
-    _UNSPACED: r"第一次|最初|初めて|처음|최초|ครั้งแรก",
+    UNSPACED: r"第一次|最初|初めて|처음|최초|ครั้งแรก",
 }
 QUANTITY = {
     "en": r"how (?:much|many|long|often|hot|cold|big|large|far|old|early|late|fast)|"
@@ -91,7 +92,7 @@ QUANTITY = {
     "da": r"hvor (?:meget|mange|længe|ofte|stor)",
     "nb": r"hvor (?:mye|mange|lenge|ofte|stor)",
     # Thai "เกี่ยว" (about) holds the letters of "กี่" (how many).
-    _UNSPACED: r"多少|多久|多长|几|幾|多長|どのくらい|何[個回分時日]|いくら|얼마나|몇|上限|최대|"
+    UNSPACED: r"多少|多久|多长|几|幾|多長|どのくらい|何[個回分時日]|いくら|얼마나|몇|上限|최대|"
     r"เท่าไร|เท่าไหร่|(?<!เ)กี่",
 }
 #: "How often...": a routine answers in words as well as numbers ("once a day"). Not "how
@@ -112,7 +113,7 @@ HOW_OFTEN = {
     "sv": r"hur ofta",
     "da": r"hvor ofte",
     "nb": r"hvor ofte",
-    _UNSPACED: r"多久一次|多常|频率|頻率|どのくらいの頻度|얼마나 자주|บ่อยแค่ไหน",
+    UNSPACED: r"多久一次|多常|频率|頻率|どのくらいの頻度|얼마나 자주|บ่อยแค่ไหน",
 }
 #: "How many *pages*...": what is counted follows, as the next word or two ("how many
 #: community plugins"). Spaced languages only: elsewhere the counted thing is not a word apart.
@@ -148,7 +149,7 @@ WHEN = {
     "sv": r"när|vilken version",
     "da": r"hvornår|hvilken version",
     "nb": r"når|hvilken versjon",
-    _UNSPACED: r"什么时候|什麼時候|何时|哪个版本|哪個版本|哪一版|いつ|どのバージョン|"
+    UNSPACED: r"什么时候|什麼時候|何时|哪个版本|哪個版本|哪一版|いつ|どのバージョン|"
     r"언제|어느 버전|เมื่อไร|เมื่อไหร่|เวอร์ชันไหน|รุ่นไหน",
 }
 #: "Where...?" asks for a place: an amount asked after it is a clause of it ("where can I see
@@ -168,7 +169,7 @@ WHERE = {
     "ru": r"где|куда",
     "vi": r"ở đâu|chỗ nào|nơi nào",
     "id": r"di ?mana|ke ?mana",
-    _UNSPACED: r"哪里|哪裡|在哪|どこ|어디|ที่ไหน",
+    UNSPACED: r"哪里|哪裡|在哪|どこ|어디|ที่ไหน",
 }
 HOW_TO = {
     "en": r"how (?:do|can|could|should|would) (?:i|you|we)|how to|what'?s the way to",
@@ -188,7 +189,7 @@ HOW_TO = {
     "sv": r"hur (?:gör|kan|ska) (?:jag|man)",
     "da": r"hvordan (?:gør|kan|skal) (?:jeg|man)",
     "nb": r"hvordan (?:gjør|kan|skal) (?:jeg|man)",
-    _UNSPACED: r"怎么|如何|怎样|どうやって|どうすれば|方法は|어떻게|방법|怎麼|怎樣|อย่างไร|ยังไง|วิธี",
+    UNSPACED: r"怎么|如何|怎样|どうやって|どうすれば|方法は|어떻게|방법|怎麼|怎樣|อย่างไร|ยังไง|วิธี",
 }
 
 #: "What's *left* to book?", "my *open tasks*": what is still to do (open checkboxes answer).
@@ -216,7 +217,7 @@ OPEN_TASKS = {
     "sv": r"öppna uppgifter|kvar att \w+|återstår|inte gjort\w*|att göra",
     "da": r"åbne opgaver|tilbage at \w+|mangler at|ikke gjort",
     "nb": r"åpne oppgaver|igjen å \w+|gjenstår|ikke gjort",
-    _UNSPACED: r"待办|待辦|未完成|还没做|還沒做|还要做|剩下|未完了|やること|やり残し|残っている|"
+    UNSPACED: r"待办|待辦|未完成|还没做|還沒做|还要做|剩下|未完了|やること|やり残し|残っている|"
     r"할 일|남은 일|미완료",
 }
 
@@ -224,9 +225,9 @@ OPEN_TASKS = {
 def compiled(table: dict[str, str]) -> re.Pattern[str]:
     """One case-insensitive pattern matching any language's entry of `table` (a spaced
     language's as whole words: no letter, digit or word's mark right before or after it)."""
-    spaced = "|".join(pattern for language, pattern in table.items() if language != _UNSPACED)
+    spaced = "|".join(pattern for language, pattern in table.items() if language != UNSPACED)
     letter = rf"[\w{WORD_MARKS}]"
-    return re.compile(rf"(?<!{letter})(?:{spaced})(?!{letter})|{table[_UNSPACED]}", re.IGNORECASE)
+    return re.compile(rf"(?<!{letter})(?:{spaced})(?!{letter})|{table[UNSPACED]}", re.IGNORECASE)
 
 
 _COUNTED = re.compile("|".join(f"(?<!\\w)(?:{p})" for p in COUNTED.values()), re.IGNORECASE)
