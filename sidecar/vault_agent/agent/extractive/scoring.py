@@ -211,7 +211,16 @@ def scored(
             lexical = shared + 0.3 / (1 + rank)
             unasked = unit.fact and not keyed and not of_named
             candidate = _Candidate(
-                unit, passage, lexical, named, holds, note_rank, keyed, unasked, lead=lead
+                unit,
+                passage,
+                lexical,
+                named,
+                holds,
+                note_rank,
+                keyed=keyed,
+                unasked=unasked,
+                lead=lead,
+                on_day=on_day,
             )
             candidates.append(candidate)
     if exact and any(candidate.holds_exact for candidate in candidates):
@@ -254,8 +263,7 @@ def scored(
             score += ACTIVE_BONUS
         if passage.hit.file in subject:
             score += SUBJECT_BONUS
-        on_day = bool(plan.days) and days.matches(passage.chunk)
-        if on_day:
+        if candidate.on_day:
             score += DAY_BONUS
         chunk = passage.chunk
         date, version = _date_of(chunk), _version_of(chunk)
@@ -283,6 +291,7 @@ def scored(
         # The answer's floors are set on the score without the shared words, whose weight
         # differs by model: a model that weighs them more should not pass more sentences.
         closeness = score - lexical_weight * candidate.lexical
+        on_day = candidate.on_day
         quote = Quote(unit, ref, date, score, version, fits, chunk_index, closeness, on_day)
         quotes.append(quote)
     return sorted(quotes, key=lambda quote: -quote.score)
@@ -332,6 +341,8 @@ class _Candidate:
     """How many units after the selection it comes, in the selection's note (0: not after)."""
     lead: bool = False
     """The first sentence of a note the question names and asks nothing more of."""
+    on_day: bool = False
+    """Its note is dated a day the question names."""
 
     def units_after(self, selected: list[Selected]) -> int:
         """How many units after the selection it comes (`selection.units_after`)."""
