@@ -440,6 +440,64 @@ async def test_what_is_still_to_do_is_answered_by_open_checkboxes(
     assert not done.answer.startswith(open_items), done.answer
 
 
+OPEN_ITEMS = (
+    "Kyoto guesthouse",
+    "Kinosaki ryokan",
+    "Decide on a rail pass",
+    "Measure the water pressure",
+    "Draw the drip layout",
+    "Check the Soil Test Results",
+    "Maya: cut-over plan",
+    "Me: change alert rules",
+    "Priya: ask the research team",
+)
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["What are my open tasks?", "What do I still have to do?", "Quelles sont mes tâches à faire ?"],
+)
+async def test_asked_only_what_is_still_to_do_the_answer_lists_the_vaults_open_tasks(
+    agent_index: VaultIndex, question: str
+) -> None:
+    # Nothing in the question says where: the open checkboxes of every note answer it, however
+    # far their words are from the question's ("what do I still have to do?" shares none).
+    done = done_of(await ask(agent_index, ExtractiveAnswerer(), question))
+    answered = done.answer.split("**More")[0].split("_Extractive")[0]
+    lines = [line for line in answered.splitlines() if line.strip()]
+    assert len(lines) == len(OPEN_ITEMS), done.answer
+    assert all(any(item in line for line in lines) for item in OPEN_ITEMS), done.answer
+    for done_item in ("Flights booked", "Get quotes from two suppliers"):
+        assert done_item not in done.answer
+    # A meeting's action items carry its date; each note's items are listed in its order.
+    assert any(line.startswith("2026-10-29: Maya: cut-over plan") for line in lines), lines
+    garden = [line for line in lines if "Garden Irrigation#Next steps" in line]
+    assert [line.split(" (")[0].split(" the ")[0] for line in garden] == [
+        "Measure",
+        "Draw",
+        "Check",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("question", "only_tasks"),
+    [
+        ("What are my open tasks?", True),
+        ("Which tasks are still open?", True),
+        ("What's on my to-do list?", True),
+        ("Quelles sont mes tâches à faire ?", True),
+        ("What tasks are still open for the garden project?", False),  # names what about
+        ("What is still left to book for the Kyoto trip?", False),
+        ("Which items on the to-do list are already done?", False),
+    ],
+)
+def test_a_question_asking_only_for_the_open_tasks_is_told_from_one_naming_a_subject(
+    question: str, only_tasks: bool
+) -> None:
+    asked = plan(AgentRequest(question=question), "", Analyzer("en"), languages={"en", "fr"})
+    assert asked.tasks_only is only_tasks
+
+
 def test_a_quote_nearly_as_close_as_the_best_answers_beside_it() -> None:
     def quote(text: str, score: float) -> Quote:
         ref = NoteRef(file="Starter.md", title="Starter", heading="Feeding")

@@ -78,6 +78,7 @@ def test_every_tool_has_a_description_and_a_clean_schema() -> None:
         "date_from",
         "date_to",
         "sources",
+        "open_tasks",
         "limit",
     }
 
@@ -112,6 +113,14 @@ async def test_search_filters_narrow_results(agent_index: VaultIndex) -> None:
     assert "dated" in dated.content.splitlines()[0]
     none = await run(agent_index, "search_notes", query="starter", tags=["no-such-tag"])
     assert none.ok and none.notes == [] and "No notes match" in none.content
+    # What is still to do: only passages holding an unchecked box, whatever the query's words.
+    todo = await run(agent_index, "search_notes", query="plans", open_tasks=True, limit=20)
+    assert {n.file for n in todo.notes} == {
+        "Projects/Kyoto Trip.md",
+        "Projects/Garden/Garden Irrigation.md",
+        "Meetings/2026-10-29 Tidepool Planning.md",
+    }
+    assert "holding an open task" in todo.content.splitlines()[0]
 
 
 async def test_get_note_rebuilds_the_note_with_its_sections(agent_index: VaultIndex) -> None:

@@ -59,6 +59,17 @@ async def test_search_applies_folder_and_limit(api: Api) -> None:
     assert all(hit["file"].startswith("Daily/") for hit in answer["hits"])
 
 
+async def test_search_can_keep_to_the_notes_with_open_tasks(api: Api) -> None:
+    body = {"query": "what happened this week", "open_tasks": True, "limit": 20}
+    status, answer = await post_json(api, "/v1/search", body)
+    assert status == 200
+    assert {hit["file"] for hit in answer["hits"]} == {
+        "Projects/Kyoto Trip.md",
+        "Projects/Garden/Garden Irrigation.md",
+        "Meetings/2026-10-29 Tidepool Planning.md",
+    }
+
+
 async def test_index_reports_state_counts_and_per_file_status(
     api: Api, served_vault: ServedVault
 ) -> None:

@@ -59,6 +59,8 @@ class Note:
     type: str | None = None
     date: str | None = None
     source: str = "vault"
+    open_tasks: int = 0
+    """Open tasks of its last chunk."""
 
 
 NOTES = [
@@ -73,9 +75,17 @@ NOTES = [
         ["beta prototype sensor firmware", "beta field test results"],
         tags=["project", "project/beta"],
         type="project",
+        open_tasks=2,
     ),
     Note("Daily/2024-05-01.md", ["standup coffee dentist"], ["daily"], "daily", "2024-05-01"),
-    Note("Daily/2024-05-02.md", ["gardening tomatoes compost"], ["daily"], "daily", "2024-05-02"),
+    Note(
+        "Daily/2024-05-02.md",
+        ["gardening tomatoes compost"],
+        ["daily"],
+        "daily",
+        "2024-05-02",
+        open_tasks=1,
+    ),
     Note("Daily/2024-05-03.md", ["kubernetes upgrade outage"], ["daily"], "daily", "2024-05-03"),
     Note("Daily/2024-05-10.md", ["birthday cake recipe"], ["daily"], "daily", "2024-05-10"),
     Note("Inbox/idea.md", ["solar powered bicycle lamp"], tags=["idea"]),
@@ -157,6 +167,7 @@ def make_chunk(
         date=note.date,
         links=[],
         content_hash=content_hash or f"hash-{note.file}",
+        open_tasks=note.open_tasks if index == len(note.bodies) - 1 else 0,
     )
     return EmbeddedChunk(
         id=point_id(VAULT_ID, note.file, index),
@@ -426,6 +437,12 @@ FILTER_CASES: list[tuple[str, SearchFilter, set[str]]] = [
         DAILY,
     ),
     ("chunk_index", SearchFilter(chunk_index=2), {PLAN}),
+    ("open tasks", SearchFilter(open_tasks=True), {BETA, "Daily/2024-05-02.md"}),
+    (
+        "open tasks AND type",
+        SearchFilter(open_tasks=True, types=["daily"]),
+        {"Daily/2024-05-02.md"},
+    ),
     ("tag AND folder", SearchFilter(tags=["project"], folders=["Projects/Alpha"]), {PLAN}),
     ("tag AND type, disjoint", SearchFilter(tags=["project"], types=["daily"]), set()),
     (
@@ -458,8 +475,10 @@ def test_filter_selects_the_same_points_in_scroll_count_and_query(
     assert files_of(scrolled) == files
     if search_filter.chunk_index is not None:
         assert {p.chunk_index for p in scrolled} == {search_filter.chunk_index}
+    if search_filter.open_tasks:  # the chunks holding one, not their notes' others
+        assert all(p.open_tasks for p in scrolled)
     assert filled.count(search_filter) == len(scrolled)
-    if search_filter.chunk_index is None:
+    if search_filter.chunk_index is None and not search_filter.open_tasks:
         assert len(scrolled) == sum(CHUNKS_PER_FILE[f] for f in files)
     # Dense prefetch returns every filtered point, so the fused hits cover them all.
     hits = query(

@@ -664,6 +664,10 @@ export interface SearchRequest {
 	 * Daily notes up to this date.
 	 */
 	date_to?: string | null;
+	/**
+	 * Only passages holding a task still open (`- [ ] ...`).
+	 */
+	open_tasks?: boolean;
 	limit?: number;
 	mode?: "hybrid" | "dense" | "sparse";
 }

@@ -85,6 +85,11 @@ class SearchNotesArgs(_Arguments):
         validation_alias=AliasChoices("sources", "source"),
         description=SOURCES_HELP,
     )
+    open_tasks: bool = Field(
+        default=False,
+        description="Only passages holding a task still open (an unchecked `- [ ]`): "
+        "what is still to do.",
+    )
     limit: int = Field(default=8, ge=1, le=20, description="How many passages to return.")
 
 

@@ -121,6 +121,7 @@ def search_notes(reader: NoteReader, args: SearchNotesArgs) -> ToolResult:
         sources=args.sources or [],
         date_from=args.date_from,
         date_to=args.date_to,
+        open_tasks=args.open_tasks,
     )
     hits = _best_sections(reader, args.query, search_filter, args.limit)
     if not hits:
@@ -349,6 +350,8 @@ def _describe(search_filter: SearchFilter) -> str:
         parts.append("in " + " or ".join(search_filter.folders))
     if search_filter.date_from or search_filter.date_to:
         parts.append(f"dated {search_filter.date_from or '…'} to {search_filter.date_to or '…'}")
+    if search_filter.open_tasks:
+        parts.append("holding an open task")
     return (" " + ", ".join(parts)) if parts else ""
 
 

@@ -95,6 +95,9 @@ def search(
         list[str] | None,
         typer.Option(help="Only this source: vault, or one added with `sources add`."),
     ] = None,
+    open_tasks: Annotated[
+        bool, typer.Option(help="Only passages holding a task still open (`- [ ]`).")
+    ] = False,
     limit: Annotated[int, typer.Option(min=1, max=100)] = 10,
     as_json: Annotated[bool, typer.Option("--json", help='Print JSON: {"hits": [...]}.')] = False,
     no_sync: Annotated[
@@ -114,6 +117,7 @@ def search(
         folders=[f.strip("/") for f in folder or []],
         types=note_type or [],
         sources=source or [],
+        open_tasks=open_tasks,
     )
     with open_index(settings) as vault_index:
         if not no_sync:

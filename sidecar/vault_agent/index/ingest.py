@@ -29,6 +29,7 @@ from vault_agent.index.store.protocol import (
 )
 from vault_agent.vault.chunker import CHUNKS_VERSION, Chunk, ChunkSizes, chunk_note
 from vault_agent.vault.notes import Note
+from vault_agent.vault.tasks import open_tasks
 
 #: Sections smaller than this (in tokens) are merged with a neighbour.
 MIN_CHUNK_TOKENS = 64
@@ -171,6 +172,7 @@ class Ingest:
             embedding_model=self.model_name,
             page=chunk.page,
             properties=chunk.properties,
+            open_tasks=open_tasks(chunk.body),
         )
 
 

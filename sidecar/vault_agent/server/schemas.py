@@ -83,6 +83,9 @@ class SearchRequest(BaseModel):
     )
     date_from: date | None = Field(default=None, description="Daily notes from this date on.")
     date_to: date | None = Field(default=None, description="Daily notes up to this date.")
+    open_tasks: bool = Field(
+        default=False, description="Only passages holding a task still open (`- [ ] ...`)."
+    )
     limit: int = Field(default=10, ge=1, le=MAX_LIMIT)
     mode: SearchMode = "hybrid"
 
@@ -95,6 +98,7 @@ class SearchRequest(BaseModel):
             sources=list(self.sources),
             date_from=self.date_from,
             date_to=self.date_to,
+            open_tasks=self.open_tasks,
         )
 
 

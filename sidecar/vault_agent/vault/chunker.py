@@ -34,9 +34,11 @@ from vault_agent.vault.properties import property_lines
 from vault_agent.vault.reading_text import reading_text
 
 HEADING_SEPARATOR = " > "
-#: Bump when what a chunk embeds changes: stored chunks record it, and another one is redone.
+#: Bump when what a chunk embeds or records changes: stored chunks record it, and another one
+#: is redone.
 #: 7: Hindi's, Arabic's and Urdu's sentence ends split a long paragraph as a full stop does.
-CHUNKS_VERSION = 7
+#: 8: a chunk records how many of its tasks are still open (`open_tasks`, to filter on).
+CHUNKS_VERSION = 8
 #: Markdown longer than this many characters per unit of the chunk size (more than any script
 #: averages per token) is split without measuring it whole.
 _TOO_LONG_FACTOR = 16

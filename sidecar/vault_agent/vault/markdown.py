@@ -68,8 +68,12 @@ def hide_hidden(body: str) -> str:
         return body
     # Comment markers inside code are text: find the code blocks first (block pass only, and
     # only when the body could hold one).
-    code_lines = _code_lines(_parsers()[1].parse(body)) if _MAYBE_CODE.search(body) else set()
-    return hide_comments(body, code_lines)
+    return hide_comments(body, code_lines(body))
+
+
+def code_lines(body: str) -> set[int]:
+    """The lines (0-based) of `body` inside code or math blocks, fenced or indented."""
+    return _code_lines(_parsers()[1].parse(body)) if _MAYBE_CODE.search(body) else set()
 
 
 def scan_markdown(body: str) -> MarkdownFacts:

@@ -46,6 +46,10 @@ ANSWER_WIDE_CHARS = 8
 ANSWER_UNITS = 2
 #: A question naming several days is answered by this many days' notes at most.
 DIGEST_DAYS = 7
+#: "What are my open tasks?" is answered by this many open tasks at most, from the passages
+#: holding one that the search finds nearest.
+TASKS_LISTED = 10
+TASK_PASSAGES = 12
 #: A second answer unit must score within this of the best. Sentences this close are a tie
 #: cosine can't break: 0.06 -> 0.1 put the answer among the first two 3 more times on the
 #: answer sets (304 answerable), 0.57 -> 0.62 on held-out 4; 0.2 three more on the sets, none
@@ -95,8 +99,8 @@ def answer(plan: SearchPlan, context: ToolsContext) -> Answer:
     # Each search's best passages first, in turns, so no search's tail crowds out another.
     passages = [p for rank in zip_longest(*(s.passages for s in searches)) for p in rank if p]
 
-    def focused(query: str, only: SearchFilter) -> list[Passage]:
-        found = searcher.retrieve(query, only, FOCUSED, one_per_note=False, today=plan.today)
+    def focused(query: str, only: SearchFilter, limit: int = FOCUSED) -> list[Passage]:
+        found = searcher.retrieve(query, only, limit, one_per_note=False, today=plan.today)
         return found.passages
 
     if plan.active_file:  # the open note's own passages, whatever the vault at large has
@@ -106,6 +110,14 @@ def answer(plan: SearchPlan, context: ToolsContext) -> Answer:
         passages += focused(plan.question, SearchFilter(files=sorted(subject)))
     if plan.order is not None:  # "when did I last...": the daily notes that bear on it
         passages += focused(plan.query, SearchFilter(date_from=EARLIEST_DAY))
+    # "What's left to book?": the passages holding a task still open. Asked nothing more
+    # ("what are my open tasks?"), those tasks are the answer, whatever their words.
+    tasks: list[Passage] = []
+    if plan.open_tasks:
+        limit = TASK_PASSAGES if plan.tasks_only else FOCUSED
+        tasks = focused(plan.query, SearchFilter(open_tasks=True), limit)
+        passages += tasks
+    listed = plan.tasks_only and bool(tasks)
     passages = _unique(passages)
     if not passages:
         return Answer(NOTHING, [], plan.query, 0)
@@ -113,16 +125,19 @@ def answer(plan: SearchPlan, context: ToolsContext) -> Answer:
     # Retrieval's confidence is for questions that stand alone: a follow-up about the notes
     # just cited ("what advice did she give?") is vague by nature; its quotes must still
     # reach the answer floor.
-    if all(search.confidence.low for search in searches) and not (plan.pointed or subject):
+    if all(search.confidence.low for search in searches) and not (
+        plan.pointed or subject or listed
+    ):
         return Answer(absent(closest), closest, plan.query, len(passages))
     # How close a sentence must come to answer, and how much shared words weigh, on the
     # embedding model's own scale.
     calibration = found.confidence.calibration
     quotes = scored(plan, passages, context, subject, calibration.lexical_weight)
-    kept = _relevant(quotes)
+    # The open tasks asked for are the answer however far their words are from the question's.
+    kept = quotes if listed else _relevant(quotes)
     # A question naming a note points at it, as an open note does: its nearest sentences are
     # shown (said to be the nearest), not withheld.
-    pointed = plan.pointed or found.confidence.names_note
+    pointed = plan.pointed or found.confidence.names_note or listed
     if not kept:
         return Answer(absent(closest), closest, plan.query, len(passages))
     below = kept[0].closeness < calibration.sentence_floor
@@ -147,11 +162,12 @@ def answer(plan: SearchPlan, context: ToolsContext) -> Answer:
     # what answers it is the newest (oldest) note that bears on it, found by date. Nor is the
     # note of a day the question names doubted: it is what the question asks about.
     best = kept[0].closeness
-    unsure = not (plan.pointed or first[0].on_day) and (
+    unsure = not (plan.pointed or first[0].on_day or listed) and (
         best < calibration.sentence_floor
         or (best < calibration.sentence_sure and plan.order is None)
     )
-    text = compose(first, kept, plan.order is not None or plan.over_days, unsure)
+    dated = plan.order is not None or plan.over_days or listed
+    text = compose(first, kept, dated, unsure)
     return Answer(text, [quote.ref for quote in kept], plan.query, len(passages))
 
 
@@ -203,6 +219,10 @@ def answer_first(
     """The one or two quotes that answer: the best, or for a last/first question the newest
     (oldest) dated one among those that bear on it, or for a question naming several days
     the best of each day's note that answers (`sure`: how close one must be), day by day."""
+    if plan.tasks_only:
+        listed = _open_tasks(quotes)
+        if listed:
+            return listed
     if plan.over_days:
         days = _day_by_day(quotes, every=plan.day_by_day, sure=sure)
         if len(days) > 1:
@@ -251,6 +271,14 @@ def _day_by_day(quotes: list[Quote], every: bool, sure: float) -> list[Quote]:
         top = chosen[0].score - SECOND_WITHIN
         chosen = [quote for quote in chosen if quote.score >= top and quote.closeness >= sure]
     return sorted(chosen[:DIGEST_DAYS], key=lambda quote: quote.date or "")
+
+
+def _open_tasks(quotes: list[Quote]) -> list[Quote]:
+    """The open tasks among `quotes`, at most `TASKS_LISTED`, note by note (the note of the
+    best first), each note's in its order."""
+    tasks = [quote for quote in quotes if quote.unit.open_task][:TASKS_LISTED]
+    notes = list(dict.fromkeys(quote.ref.file for quote in tasks))
+    return sorted(tasks, key=lambda quote: (notes.index(quote.ref.file), quote.place))
 
 
 def _answered(quote: Quote, quotes: list[Quote]) -> Quote:

@@ -8,6 +8,7 @@ dated note that bears on it, not the most similar one.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import date
@@ -27,7 +28,7 @@ from vault_agent.agent.extractive.question_words import (
     counted,
 )
 from vault_agent.agent.request import AgentRequest
-from vault_agent.index.embed.terms import Analyzer
+from vault_agent.index.embed.terms import Analyzer, function_words
 from vault_agent.index.search.hints import date_words, is_day, query_hints
 from vault_agent.index.search.relative_dates import without_relative_dates
 
@@ -46,6 +47,7 @@ _HOW_TO = compiled(HOW_TO)
 _HOW_OFTEN = compiled(HOW_OFTEN)
 _OPEN_TASKS = compiled(OPEN_TASKS)
 _WHERE = compiled(WHERE)
+_WORD = re.compile(r"\w+")
 
 
 @dataclass(frozen=True)
@@ -71,6 +73,9 @@ class SearchPlan:
     open_tasks: bool = False
     """The question asks what is still to do ("what's left to book?"): open checkboxes
     answer it, ticked-off ones don't."""
+    tasks_only: bool = False
+    """...and asks nothing more ("what are my open tasks?"): the vault's open tasks answer
+    it, whatever their words."""
     active_file: str = ""
     near: frozenset[str] = frozenset()
     """Files to favour: the open note and its neighbourhood."""
@@ -131,6 +136,7 @@ def plan(
     amount = asks_amount(question) or often
     # "How do I list my unfinished tasks?" asks for steps, not for the tasks.
     how_to = bool(_HOW_TO.search(question))
+    open_tasks = bool(_OPEN_TASKS.search(question)) and not how_to
     read_in = languages or (analyzer.language,)
     days = query_hints(question, today, read_in).dates
     return SearchPlan(
@@ -143,7 +149,10 @@ def plan(
         counted=counted(question) if amount and not often else (),
         when=bool(_WHEN.search(question)),
         how_to=how_to,
-        open_tasks=bool(_OPEN_TASKS.search(question)) and not how_to,
+        open_tasks=open_tasks,
+        tasks_only=open_tasks
+        and not (selection or active_file)
+        and _asks_only_tasks(question, analyzer, read_in),
         active_file=active_file,
         near=frozenset(near),
         today=today,
@@ -164,6 +173,17 @@ def _asks_only_of(
         return False
     dated = {term for word in date_words(question, languages) for term in analyzer.terms(word)}
     return not set(analyzer.subject_terms(question, query=True)) - dated
+
+
+def _asks_only_tasks(question: str, analyzer: Analyzer, languages: Collection[str]) -> bool:
+    """True when `question` asks for what is still to do and names nothing it is about: its
+    words are those asking ("what are my open tasks?", "quelles sont mes tâches à faire ?"),
+    not "what's left to book for Kyoto?". Words asking are read in `languages` too."""
+    asking = frozenset().union(*(function_words(language) for language in languages))
+    rest = [
+        word for word in _WORD.findall(_OPEN_TASKS.sub(" ", question)) if word.lower() not in asking
+    ]
+    return not analyzer.subject_terms(" ".join(rest), query=True)
 
 
 def asks_amount(question: str) -> bool:

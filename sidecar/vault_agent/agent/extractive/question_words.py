@@ -198,8 +198,11 @@ OPEN_TASKS = {
     r"\s+(?:tasks?|to-?dos?|items?|actions?|action items?|checkboxes)|"
     r"what(?:'s| is| remains| else is) (?:still )?(?:left|open|outstanding|undone)|"
     r"(?:still|left) to (?:do|be done|\w+)|what (?:else )?do I still (?:need|have) to|"
-    r"not yet done",
+    r"not yet done|(?:tasks?|to-?dos?|items?|checkboxes) (?:are |is )?(?:still )?"
+    r"(?:open|pending|outstanding|left|undone|unfinished|not done)|"
+    r"(?:on|in) my to-?do(?: list)?|my to-?dos",
     "de": r"offene[n]? (?:Aufgaben|Punkte|Todos?)|unerledigt\w*|noch (?:zu \w+|offen)|"
+    r"(?:Aufgaben|Punkte|Todos?) (?:sind |habe ich )?noch offen|"
     r"(?:ist|bleibt) (?:noch )?offen",
     "fr": r"tâches (?:en cours|à faire|restantes|ouvertes|en attente)|reste à \w+|"
     r"encore à \w+|pas encore (?:fait|faite?s)|à faire",

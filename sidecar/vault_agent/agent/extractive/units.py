@@ -23,14 +23,13 @@ from vault_agent.vault.chunker import (
     WIDE_FULL_STOPS,
     wide_chars,
 )
+from vault_agent.vault.tasks import CLOSED_MARKS
 
 _HEADING_LINE = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
 _SENTENCE_END = re.compile(
     rf"(?<=[{SPACED_FULL_STOPS}])\s+(?=\S)|(?<=[{WIDE_FULL_STOPS}])\s*(?=\S)"
 )
 _LIST_MARK = re.compile(r"^(?:[-*+]|\d+[.)])\s+(?:\[(.)\]\s+)?")
-#: A checkbox's marks for done and cancelled (Obsidian's, and the Tasks plugin's "-").
-CLOSED_MARKS = frozenset("xX-")
 _TABLE_RULE = re.compile(r"^\|?[\s:|-]+\|?$")
 _WIKILINK = re.compile(
     r"(?P<embed>!?)\[\[(?P<target>[^\]|#\n]*)(?:#[^\]|\n]*)?(?:\|(?P<display>[^\]\n]*))?\]\]"

@@ -38,6 +38,14 @@ class IntEquals:
 
 
 @dataclass(frozen=True)
+class IntAtLeast:
+    """The integer field `key` is at least `value` (a point without the field does not match)."""
+
+    key: str
+    value: int
+
+
+@dataclass(frozen=True)
 class DateRange:
     """The datetime field `key` lies in [gte, lt); bounds are ISO dates ("YYYY-MM-DD")."""
 
@@ -46,7 +54,7 @@ class DateRange:
     lt: str | None
 
 
-Condition = AnyOf | NoneOf | IntEquals | DateRange
+Condition = AnyOf | NoneOf | IntEquals | IntAtLeast | DateRange
 
 
 def conditions(search_filter: SearchFilter | None) -> list[Condition]:
@@ -91,6 +99,8 @@ def conditions(search_filter: SearchFilter | None) -> list[Condition]:
         )
     if search_filter.chunk_index is not None:
         out.append(IntEquals("chunk_index", search_filter.chunk_index))
+    if search_filter.open_tasks:
+        out.append(IntAtLeast("open_tasks", 1))
     return out
 
 

@@ -36,12 +36,13 @@ from qdrant_edge import (
     QueryBatchRequest,
     QueryRequest,
     RangeDateTime,
+    RangeFloat,
     ScrollRequest,
     UpdateOperation,
 )
 from qdrant_edge import SparseVector as EdgeSparseVector
 
-from vault_agent.index.store.conditions import AnyOf, Condition, IntEquals, NoneOf
+from vault_agent.index.store.conditions import AnyOf, Condition, IntAtLeast, IntEquals, NoneOf
 from vault_agent.index.store.errors import StoreError, StoreLayoutError, StoreLockedError
 from vault_agent.index.store.protocol import (
     DATETIME_FIELDS,
@@ -268,6 +269,8 @@ class EdgeStore(QdrantStore[Filter]):
             return isinstance(condition, AnyOf), match
         if isinstance(condition, IntEquals):
             return True, FieldCondition(key=condition.key, match=MatchValue(value=condition.value))
+        if isinstance(condition, IntAtLeast):
+            return True, FieldCondition(key=condition.key, range=RangeFloat(gte=condition.value))
         span = RangeDateTime(gte=condition.gte, lt=condition.lt)
         return True, FieldCondition(key=condition.key, range=span)
 

@@ -24,7 +24,7 @@ VAULT_SOURCE = "vault"
 
 #: Payload keys that get a Qdrant payload index (filters and scrolls stay fast at scale).
 KEYWORD_FIELDS = ("file", "tags", "type", "folders", "source", "content_hash")
-INTEGER_FIELDS = ("chunk_index",)
+INTEGER_FIELDS = ("chunk_index", "open_tasks")
 DATETIME_FIELDS = ("date",)
 
 
@@ -80,6 +80,9 @@ class ChunkPayload(BaseModel):
         default_factory=list,
         description="Chunk 0: the note's properties as 'key: value' lines (vault/properties.py).",
     )
+    open_tasks: int = Field(
+        default=0, ge=0, description="Checkboxes of the chunk still open (`- [ ]`; vault/tasks.py)."
+    )
 
 
 class SparseVector(BaseModel):
@@ -132,6 +135,9 @@ class SearchFilter(BaseModel):
     date_from: date | None = None
     date_to: date | None = None
     chunk_index: int | None = None
+    open_tasks: bool = Field(
+        default=False, description="Only passages holding a task still open (`- [ ] ...`)."
+    )
 
     def is_empty(self) -> bool:
         """True when the filter matches everything."""

@@ -24,7 +24,7 @@ from qdrant_client import QdrantClient
 from qdrant_client import models as m
 from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
 
-from vault_agent.index.store.conditions import AnyOf, Condition, IntEquals, NoneOf
+from vault_agent.index.store.conditions import AnyOf, Condition, IntAtLeast, IntEquals, NoneOf
 from vault_agent.index.store.errors import StoreError, StoreUnavailableError
 from vault_agent.index.store.protocol import (
     DATETIME_FIELDS,
@@ -249,6 +249,8 @@ class ServerStore(QdrantStore[m.Filter]):
         if isinstance(condition, IntEquals):
             value = m.MatchValue(value=condition.value)
             return True, m.FieldCondition(key=condition.key, match=value)
+        if isinstance(condition, IntAtLeast):
+            return True, m.FieldCondition(key=condition.key, range=m.Range(gte=condition.value))
         span = m.DatetimeRange(gte=condition.gte, lt=condition.lt)
         return True, m.FieldCondition(key=condition.key, range=span)
 
