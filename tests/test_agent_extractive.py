@@ -480,12 +480,41 @@ async def test_asked_only_what_is_still_to_do_the_answer_lists_the_vaults_open_t
 
 
 @pytest.mark.parametrize(
+    ("question", "today", "due"),
+    [
+        # Monday 16 to Sunday 22 November: the water pressure, "by 2026-11-20" (Garden).
+        ("What tasks are due this week?", date(2026, 11, 18), ["Measure the water pressure"]),
+        ("What is due on 2026-10-31?", date(2026, 11, 18), ["Maya: cut-over plan"]),
+        # The meeting's note is dated 29 October: its action items are that day's.
+        (
+            "Which tasks are still open from 29 October?",
+            date(2026, 11, 18),
+            ["Maya: cut-over plan", "Me: change alert rules", "Priya: ask the research team"],
+        ),
+    ],
+)
+async def test_asked_what_is_due_on_days_the_open_tasks_writing_them_answer(
+    agent_index: VaultIndex, question: str, today: date, due: list[str]
+) -> None:
+    context = context_for(agent_index, today)
+    done = done_of(await ask(agent_index, ExtractiveAnswerer(), question, context=context))
+    answered = done.answer.split("**More")[0].split("_Extractive")[0]
+    lines = [line for line in answered.splitlines() if line.strip()]
+    assert len(lines) == len(due), done.answer
+    assert all(line.split(": ", 1)[1].startswith(item) for line, item in zip(lines, due)), lines
+    # Each opens with the day it falls on: the one it writes, or its note's.
+    assert all(line[:10] in {"2026-11-20", "2026-10-31", "2026-10-29"} for line in lines), lines
+
+
+@pytest.mark.parametrize(
     ("question", "only_tasks"),
     [
         ("What are my open tasks?", True),
         ("Which tasks are still open?", True),
         ("What's on my to-do list?", True),
         ("Quelles sont mes tâches à faire ?", True),
+        ("What tasks are due this week?", True),  # the days are no subject
+        ("What is due on 2026-11-20?", True),
         ("What tasks are still open for the garden project?", False),  # names what about
         ("What is still left to book for the Kyoto trip?", False),
         ("Which items on the to-do list are already done?", False),

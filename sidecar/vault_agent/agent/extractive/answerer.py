@@ -21,13 +21,14 @@ from vault_agent.agent.citations.links import NoteRef
 from vault_agent.agent.extractive.amounts import holds_amount
 from vault_agent.agent.extractive.compose import NOTHING, absent, compose
 from vault_agent.agent.extractive.plan import SearchPlan
-from vault_agent.agent.extractive.scoring import Quote, note_ref, scored
+from vault_agent.agent.extractive.scoring import Quote, note_ref, scored, written_day
 from vault_agent.agent.extractive.units import Unit
 from vault_agent.agent.reader import ToolsContext
 from vault_agent.agent.tools import EARLIEST_DAY
-from vault_agent.index.search.hits import SearchHit
+from vault_agent.index.search.hints import QueryHints
+from vault_agent.index.search.hits import SearchHit, hit_of
 from vault_agent.index.search.searcher import Passage
-from vault_agent.index.store.protocol import SearchFilter
+from vault_agent.index.store.protocol import SearchFilter, StoredHit
 from vault_agent.vault.chunker import wide_chars
 
 #: Passages searched (chunks, several per note allowed).
@@ -50,6 +51,9 @@ DIGEST_DAYS = 7
 #: holding one that the search finds nearest.
 TASKS_LISTED = 10
 TASK_PASSAGES = 12
+#: Asked what is due in a period, at most this many passages holding an open task are read
+#: for the days they write.
+TASKS_SCANNED = 2_000
 #: A second answer unit must score within this of the best. Sentences this close are a tie
 #: cosine can't break: 0.06 -> 0.1 put the answer among the first two 3 more times on the
 #: answer sets (304 answerable), 0.57 -> 0.62 on held-out 4; 0.2 three more on the sets, none
@@ -116,6 +120,8 @@ def answer(plan: SearchPlan, context: ToolsContext) -> Answer:
     if plan.open_tasks:
         limit = TASK_PASSAGES if plan.tasks_only else FOCUSED
         tasks = focused(plan.query, SearchFilter(open_tasks=True), limit)
+        if plan.tasks_only and plan.days:  # "what's due this week?", in any note
+            tasks += _tasks_on(plan, context)
         passages += tasks
     listed = plan.tasks_only and bool(tasks)
     passages = _unique(passages)
@@ -274,11 +280,29 @@ def _day_by_day(quotes: list[Quote], every: bool, sure: float) -> list[Quote]:
 
 
 def _open_tasks(quotes: list[Quote]) -> list[Quote]:
-    """The open tasks among `quotes`, at most `TASKS_LISTED`, note by note (the note of the
+    """The open tasks among `quotes`, at most `TASKS_LISTED`: those of the days the question
+    names, in date order, if it names any and some are; else note by note (the note of the
     best first), each note's in its order."""
-    tasks = [quote for quote in quotes if quote.unit.open_task][:TASKS_LISTED]
+    tasks = [quote for quote in quotes if quote.unit.open_task]
+    on_days = [quote for quote in tasks if quote.on_day][:TASKS_LISTED]
+    if on_days:
+        return sorted(on_days, key=lambda quote: (quote.date or "", quote.ref.file, quote.place))
+    tasks = tasks[:TASKS_LISTED]
     notes = list(dict.fromkeys(quote.ref.file for quote in tasks))
     return sorted(tasks, key=lambda quote: (notes.index(quote.ref.file), quote.place))
+
+
+def _tasks_on(plan: SearchPlan, context: ToolsContext) -> list[Passage]:
+    """The passages holding an open task that write a day `plan` names (or whose note is
+    dated one), among the first `TASKS_SCANNED` holding one: a task's due date is in its text,
+    which no search ranks by."""
+    days = QueryHints(dates=plan.days)
+    found = []
+    for chunk in context.store.scroll(SearchFilter(open_tasks=True), limit=TASKS_SCANNED):
+        if days.matches(chunk) or written_day(chunk.body, plan.days):
+            stored = StoredHit(id=f"{chunk.file}#{chunk.chunk_index}", score=0.0, payload=chunk)
+            found.append(Passage(hit_of(stored, plan.query), chunk))
+    return found[:TASK_PASSAGES]
 
 
 def _answered(quote: Quote, quotes: list[Quote]) -> Quote:

@@ -177,11 +177,15 @@ def _asks_only_of(
 
 def _asks_only_tasks(question: str, analyzer: Analyzer, languages: Collection[str]) -> bool:
     """True when `question` asks for what is still to do and names nothing it is about: its
-    words are those asking ("what are my open tasks?", "quelles sont mes tâches à faire ?"),
-    not "what's left to book for Kyoto?". Words asking are read in `languages` too."""
+    words are those asking ("what are my open tasks?", "quelles sont mes tâches à faire ?",
+    "what's due this week?"), not "what's left to book for Kyoto?". Words asking are read in
+    `languages` too."""
     asking = frozenset().union(*(function_words(language) for language in languages))
+    asking |= {word.lower() for word in date_words(question, languages)}  # "due this week"
     rest = [
-        word for word in _WORD.findall(_OPEN_TASKS.sub(" ", question)) if word.lower() not in asking
+        word
+        for word in _WORD.findall(_OPEN_TASKS.sub(" ", question))
+        if word.lower() not in asking and not word.isdigit()  # "due on 2026-11-20"
     ]
     return not analyzer.subject_terms(" ".join(rest), query=True)
 

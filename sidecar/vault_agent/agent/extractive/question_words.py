@@ -200,7 +200,8 @@ OPEN_TASKS = {
     r"(?:still|left) to (?:do|be done|\w+)|what (?:else )?do I still (?:need|have) to|"
     r"not yet done|(?:tasks?|to-?dos?|items?|checkboxes) (?:are |is )?(?:still )?"
     r"(?:open|pending|outstanding|left|undone|unfinished|not done)|"
-    r"(?:on|in) my to-?do(?: list)?|my to-?dos",
+    r"(?:on|in) my to-?do(?: list)?|my to-?dos|what(?:'s| is) (?:due|overdue)|overdue|"
+    r"(?:tasks?|to-?dos?) (?:are |is )?(?:due|scheduled)",
     "de": r"offene[n]? (?:Aufgaben|Punkte|Todos?)|unerledigt\w*|noch (?:zu \w+|offen)|"
     r"(?:Aufgaben|Punkte|Todos?) (?:sind |habe ich )?noch offen|"
     r"(?:ist|bleibt) (?:noch )?offen",

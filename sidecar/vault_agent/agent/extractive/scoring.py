@@ -32,7 +32,7 @@ from vault_agent.agent.reader import ToolsContext
 from vault_agent.index.embed.minilm import Embedder, Vector
 from vault_agent.index.embed.names import names_in
 from vault_agent.index.embed.terms import Analyzer
-from vault_agent.index.search.hints import QueryHints
+from vault_agent.index.search.hints import QueryHints, within
 from vault_agent.index.search.hits import SearchHit
 from vault_agent.index.search.searcher import Passage
 from vault_agent.index.search.titles import PHRASE_BOOST
@@ -103,7 +103,8 @@ class Quote:
     """Its score without what shared words add: what the answer's floors are measured
     against."""
     on_day: bool = False
-    """Its note is dated a day the question names ("what did I do on 7 November?")."""
+    """Its note is dated a day the question names ("what did I do on 7 November?"), or it
+    writes one (then that day is its `date`)."""
 
     @property
     def link(self) -> str:
@@ -197,6 +198,9 @@ def scored(
                 if rest is None:
                     continue
                 unit, terms = replace(unit, text=rest), set(analyzer.terms(rest))
+            # A unit writing a day the question names is about that day, in any note: a
+            # task due then ("- [ ] call the plumber 📅 2026-11-20"), a meeting's line.
+            written = written_day(unit.text, plan.days) if plan.days else None
             place = (chunk.title, unit.heading)
             if place not in place_terms:
                 place_terms[place] = set(analyzer.terms(f"{chunk.title} {unit.heading}"))
@@ -205,7 +209,7 @@ def scored(
             # The names the question asks about (a version, an identifier) must be where the
             # quote is: a sentence about v1.7 does not answer a question about v1.13.0.
             named = sum(name <= context_terms for name in names) / len(names) if names else 1.0
-            if on_day:
+            if on_day or written:
                 named = 1.0  # "7 November" names the day's note, which needn't write "November"
             holds = all(name <= context_terms for name in exact)
             lexical = shared + 0.3 / (1 + rank)
@@ -220,7 +224,8 @@ def scored(
                 keyed=keyed,
                 unasked=unasked,
                 lead=lead,
-                on_day=on_day,
+                on_day=on_day or written is not None,
+                written_day=written,
             )
             candidates.append(candidate)
     if exact and any(candidate.holds_exact for candidate in candidates):
@@ -266,7 +271,7 @@ def scored(
         if candidate.on_day:
             score += DAY_BONUS
         chunk = passage.chunk
-        date, version = _date_of(chunk), _version_of(chunk)
+        date, version = candidate.written_day or _date_of(chunk), _version_of(chunk)
         # What the question asks for: an amount holds a number; a time a date or a version,
         # or sits in a note dated or named by one.
         fits = _fits(plan, unit.text, languages, placed=bool(date or version) and not unit.fact)
@@ -342,7 +347,9 @@ class _Candidate:
     lead: bool = False
     """The first sentence of a note the question names and asks nothing more of."""
     on_day: bool = False
-    """Its note is dated a day the question names."""
+    """Its note is dated a day the question names, or it writes one."""
+    written_day: str | None = None
+    """The day the question names that it writes ("2026-11-20"), if any."""
 
     def units_after(self, selected: list[Selected]) -> int:
         """How many units after the selection it comes (`selection.units_after`)."""
@@ -415,6 +422,15 @@ def _date_of(chunk: ChunkPayload) -> str | None:
         return chunk.date[:10]
     in_title = ISO_DATE.search(chunk.title)
     return in_title.group(1) if in_title else None
+
+
+def written_day(text: str, days: Collection[str]) -> str | None:
+    """The first day written in `text` (as ISO 8601: "2026-11-20", how the Tasks plugin and
+    Dataview write due dates) that falls in one of the date patterns `days`."""
+    for stamp in ISO_DATE.findall(text):
+        if any(within(wanted, stamp) for wanted in days):
+            return str(stamp)
+    return None
 
 
 def _version_of(chunk: ChunkPayload) -> tuple[int, ...] | None:
