@@ -101,6 +101,7 @@ async def test_a_question_naming_a_day_is_answered_from_that_days_note(
         ("What did I do last Saturday? Yesterday, I mean.", date(2026, 11, 8)),
         ("Qu'ai-je fait avant-hier ?", date(2026, 11, 9)),  # French: the day before yesterday
         ("What did I do last Saturday?", date(2026, 11, 10)),
+        ("What did I do on Saturday?", date(2026, 11, 12)),
     ],
 )
 async def test_a_day_relative_to_today_is_answered_from_that_days_note(

@@ -186,7 +186,13 @@ def test_a_question_naming_hundreds_of_days_looks_up_a_dozen(
         ("What did I do last Monday?", ("en",), {"2026-11-16", "2026-11-23"}),
         ("上周一我做了什么？", ("zh",), {"2026-11-16"}),
         ("Was steht für diesen Freitag an?", ("de",), {"2026-11-27"}),
-        ("What did I do on Monday?", ("en",), set()),  # "every Monday" names no one day
+        # A weekday alone, asked of the past, is the latest one before today (English only);
+        # a routine ("on Mondays", "every Monday", "what do I do on Monday?") names no day.
+        ("What did I do on Monday?", ("en",), {"2026-11-23"}),
+        ("Who did I meet on Thursday?", ("en",), {"2026-11-19"}),  # today's is not over
+        ("What do I do on Mondays?", ("en",), set()),
+        ("What did I do every Monday?", ("en",), set()),
+        ("What do I do on Monday?", ("en",), set()),
         ("What did I do in March 2024?", ("en",), {"2024-03"}),
         ("¿Qué hice en noviembre de 2024?", ("es",), {"2024-11"}),
         # A month alone may be any year's, or part of a name: it names no date.

@@ -4,7 +4,9 @@ A journal is asked about its days as people speak of them: "what did I do yester
 I meet last week?". The phrases come from CLDR's relative date fields, through Babel (the
 library made for CLDR's data), in the vault's languages and English: today, yesterday and the
 day before; this and last week, month and year; this and last Monday to Sunday. A weekday
-alone ("on Monday") is not read: "every Monday" names no one day. Only those languages: one
+alone is read in English only, as "on Monday" in a question about the past ("what did I do
+on Monday?": the latest Monday before today): "every Monday", "on Mondays" or "what do I
+do on Monday?" name no one day, and no other language's tense is read. Only those languages: one
 language's word for yesterday is another's for here (French and German "hier"). The future is
 left out: no note is written yet, and CLDR's "tomorrow" is also "morning" in German ("morgen")
 and Spanish ("mañana"). A week runs Monday to Sunday, as ISO 8601 counts it.
@@ -47,6 +49,9 @@ class Relative(NamedTuple):
     field: str
     offset: int
     latest: bool = False
+    alone: bool = False
+    """A weekday alone ("on Monday"): the latest one before today only, in a question
+    about the past only."""
 
 
 #: English, also when Babel fails (a question in English over any vault is common).
@@ -64,7 +69,13 @@ _ENGLISH = {
         for number, weekday in enumerate(WEEKDAYS)
         for which, offset in (("this", 0), ("last", -1))
     },
+    **{
+        f"on {calendar.day_name[number].lower()}": Relative(weekday, -1, alone=True)
+        for number, weekday in enumerate(WEEKDAYS)
+    },
 }
+#: An English question about the past: "what *did* I do", "what *happened*", "who *was*".
+_PAST = re.compile(r"\b(?:did|was|were|had|happened|went|met)\b", re.IGNORECASE)
 
 log = logging.getLogger(__name__)
 
@@ -85,8 +96,11 @@ def relative_periods(
     found = []
     phrases = _phrases(_with_english(languages))
     for match in _pattern(_with_english(languages)).finditer(question):
+        named = phrases[_normal(match.group())]
+        if named.alone and not _PAST.search(question):
+            continue  # "what do I do on Monday?": a routine, no one day
         try:
-            found += _periods(phrases[_normal(match.group())], today)
+            found += _periods(named, today)
         except (ValueError, OverflowError):  # "last year" in year 1: off the calendar
             continue
     return found
@@ -115,12 +129,14 @@ def _with_english(languages: Collection[str]) -> frozenset[str]:
 
 
 def _periods(named: Relative, today: date) -> list[Period]:
-    field, offset, latest = named
+    field, offset, latest, alone = named
     if field not in WEEKDAYS:
         return [_period(field, offset, today)]
+    weekday = WEEKDAYS.index(field)
+    if alone:
+        return [Period(*[today - timedelta(days=(today.weekday() - weekday) % 7 or 7)] * 2)]
     # "This Monday" is this week's, "last Monday" last week's (上周一, "måndag förra veckan"),
     # and where the phrase doesn't say which week, also the latest Monday before today.
-    weekday = WEEKDAYS.index(field)
     monday = today - timedelta(days=today.weekday())
     days = {monday + timedelta(days=weekday, weeks=offset)}
     if latest:
