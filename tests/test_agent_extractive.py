@@ -398,6 +398,8 @@ def test_what_a_how_many_question_counts_is_read_in_many_languages(
         ("Was ist beim Umzug noch zu erledigen?", True),
         ("Qu'est-ce qui reste à réserver pour Kyoto ?", True),
         ("京都旅行还有哪些待办？", True),
+        ("What are the next steps for the garden irrigation?", True),
+        ("Was sind die nächsten Schritte beim Umzug?", True),
         ("How do I list my unfinished tasks?", False),  # steps, not the tasks
         ("Will a `not done` search still list it?", False),
         ("Which items on the to-do list are already done?", False),
@@ -430,6 +432,21 @@ async def test_what_is_still_to_do_is_answered_by_open_checkboxes(
     first = done.answer.split("**More")[0]
     open_items = ("Kyoto guesthouse", "Kinosaki ryokan", "Decide on a rail pass")
     assert first.startswith(open_items) and "[[Projects/Kyoto Trip#Bookings]]" in first, first
+    # The note's open tasks are the answer, as it lists them: not its best two, then "More".
+    listed = first.split("_Extractive")[0].strip().splitlines()
+    assert [line.split(":")[0].split(",")[0] for line in listed] == [
+        "Kyoto guesthouse",
+        "Kinosaki ryokan",
+        "Decide on a rail pass",
+    ], first
+    steps = "What are the next steps for the garden irrigation?"
+    done = done_of(await ask(agent_index, ExtractiveAnswerer(), steps))
+    first = done.answer.split("**More")[0].split("_Extractive")[0]
+    assert [line.split(" the ")[0] for line in first.strip().splitlines()] == [
+        "Measure",
+        "Draw",
+        "Check",
+    ], done.answer  # not "Get quotes from two suppliers", ticked off
     # Ticked off is not still to do, however close it reads ("Flights booked ... Kansai").
     flights = "What is still left to book for the flights to Kansai?"
     done = done_of(await ask(agent_index, ExtractiveAnswerer(), flights))

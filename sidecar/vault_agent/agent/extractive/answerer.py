@@ -114,13 +114,14 @@ def answer(plan: SearchPlan, context: ToolsContext) -> Answer:
         passages += focused(plan.question, SearchFilter(files=sorted(subject)))
     if plan.order is not None:  # "when did I last...": the daily notes that bear on it
         passages += focused(plan.query, SearchFilter(date_from=EARLIEST_DAY))
-    # "What's left to book?": the passages holding a task still open. Asked nothing more
-    # ("what are my open tasks?"), those tasks are the answer, whatever their words.
+    # "What are my open tasks?": the passages holding a task still open are the answer,
+    # whatever their words. One naming what it is about ("what's left to book for Kyoto?")
+    # is answered from the open tasks of the notes about it, which the search finds: the
+    # vault's other open tasks are not its answer.
     tasks: list[Passage] = []
-    if plan.open_tasks:
-        limit = TASK_PASSAGES if plan.tasks_only else FOCUSED
-        tasks = focused(plan.query, SearchFilter(open_tasks=True), limit)
-        if plan.tasks_only and plan.days:  # "what's due this week?", in any note
+    if plan.tasks_only:
+        tasks = focused(plan.query, SearchFilter(open_tasks=True), TASK_PASSAGES)
+        if plan.days:  # "what's due this week?", in any note
             tasks += _tasks_on(plan, context)
         passages += tasks
     listed = plan.tasks_only and bool(tasks)
@@ -229,6 +230,14 @@ def answer_first(
         listed = _open_tasks(quotes)
         if listed:
             return listed
+    if plan.open_tasks and kept[0].unit.open_task:
+        # "What's left to book for Kyoto?": the open tasks of the note that answers, as the
+        # note lists them, not its best two and the rest under "More".
+        best = kept[0]
+        return sorted(
+            (q for q in kept if q.unit.open_task and q.ref.file == best.ref.file),
+            key=lambda quote: quote.place,
+        )[:TASKS_LISTED]
     if plan.over_days:
         days = _day_by_day(quotes, every=plan.day_by_day, sure=sure)
         if len(days) > 1:

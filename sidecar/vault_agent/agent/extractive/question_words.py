@@ -201,13 +201,15 @@ OPEN_TASKS = {
     r"not yet done|(?:tasks?|to-?dos?|items?|checkboxes) (?:are |is )?(?:still )?"
     r"(?:open|pending|outstanding|left|undone|unfinished|not done)|"
     r"(?:on|in) my to-?do(?: list)?|my to-?dos|what(?:'s| is) (?:due|overdue)|overdue|"
-    r"(?:tasks?|to-?dos?) (?:are |is )?(?:due|scheduled)",
+    r"(?:tasks?|to-?dos?) (?:are |is )?(?:due|scheduled)|next (?:steps?|actions?)",
     "de": r"offene[n]? (?:Aufgaben|Punkte|Todos?)|unerledigt\w*|noch (?:zu \w+|offen)|"
-    r"(?:Aufgaben|Punkte|Todos?) (?:sind |habe ich )?noch offen|"
+    r"(?:Aufgaben|Punkte|Todos?) (?:sind |habe ich )?noch offen|nächsten? Schritte?|"
     r"(?:ist|bleibt) (?:noch )?offen",
     "fr": r"tâches (?:en cours|à faire|restantes|ouvertes|en attente)|reste à \w+|"
+    r"prochaines? étapes?|"
     r"encore à \w+|pas encore (?:fait|faite?s)|à faire",
     "es": r"tareas (?:pendientes|abiertas|por hacer)|pendientes?|(?:queda|falta) por \w+|"
+    r"próximos? pasos?|"
     r"todavía (?:tengo|hay) que",
     "it": r"attività (?:aperte|da fare|in sospeso)|da fare|(?:resta|rimane) da \w+|"
     r"ancora da \w+",
