@@ -412,6 +412,33 @@ def test_a_question_asking_what_is_still_to_do_is_read_in_many_languages(
     assert plan(AgentRequest(question=question), "", Analyzer("en")).open_tasks is still_to_do
 
 
+def test_a_numbered_list_item_knows_its_step() -> None:
+    body = "1. Soak\n2) Heat\n   slowly\n\nA paragraph.\n\n1. Again\n\n2. Loose\n## Next\n3. Starts over\n- Bullet"
+    units = split_units(body, "Steps")
+    assert [(u.text, u.step) for u in units] == [
+        ("Soak", 1),
+        ("Heat slowly", 2),  # wrapped onto the next line
+        ("A paragraph.", 0),
+        ("Again", 1),  # a new list after the paragraph
+        ("Loose", 2),  # a blank line between items keeps the list
+        ("Starts over", 1),  # under another heading
+        ("Bullet", 0),
+    ]
+
+
+async def test_a_how_to_answered_by_a_step_shows_the_steps_in_order(
+    agent_index: VaultIndex,
+) -> None:
+    done = done_of(await ask(agent_index, ExtractiveAnswerer(), "How do I make miso soup?"))
+    answered, _, more = done.answer.partition("**More")
+    lines = answered.split("_Extractive")[0].strip().splitlines()
+    # Not the note's opening ("Practising before the Kyoto Trip."): a how-to asks for steps.
+    assert lines[0].startswith("1. Soak 10 g kombu") and "[[Recipes/Miso Soup]]" in lines[0]
+    assert [line[:3] for line in lines[1:4]] == ["2. ", "3. ", "4. "], done.answer
+    assert "whisk in 3 tablespoons of white miso" in lines[3]
+    assert "Heat slowly" not in more and "Soak 10 g" not in more, done.answer  # not twice
+
+
 def test_a_checkbox_unit_knows_whether_it_is_done() -> None:
     body = "- [x] Flights booked\n- [ ] Guesthouse\n- [/] Packing\n1. [-] Rail pass\n- Notes"
     units = split_units(body, "Bookings")

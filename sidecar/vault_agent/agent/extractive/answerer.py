@@ -22,7 +22,7 @@ from vault_agent.agent.extractive.amounts import holds_amount
 from vault_agent.agent.extractive.compose import NOTHING, absent, compose
 from vault_agent.agent.extractive.plan import SearchPlan
 from vault_agent.agent.extractive.scoring import Quote, note_ref, scored, written_day
-from vault_agent.agent.extractive.units import Unit
+from vault_agent.agent.extractive.units import Unit, split_units
 from vault_agent.agent.reader import ToolsContext
 from vault_agent.agent.tools import EARLIEST_DAY
 from vault_agent.index.search.hints import QueryHints
@@ -51,6 +51,12 @@ DIGEST_DAYS = 7
 #: holding one that the search finds nearest.
 TASKS_LISTED = 10
 TASK_PASSAGES = 12
+#: A how-to answered by a step of a numbered list shows the list, up to this many steps, each
+#: cut at this many characters.
+STEPS_SHOWN = 12
+STEP_CHARS = 300
+#: ...when the question's words are its note's, heading's and label's, but this many.
+ASKED_BESIDE = 1
 #: Asked what is due in a period, at most this many passages holding an open task are read
 #: for the days they write.
 TASKS_SCANNED = 2_000
@@ -162,6 +168,10 @@ def answer(plan: SearchPlan, context: ToolsContext) -> Answer:
         # "How many pages...?" and the numbers found count minutes, grams, stars.
         return Answer(absent(closest), closest, plan.query, len(passages))
     first = answer_first(quotes, kept, plan, calibration.sentence_sure)
+    if plan.how_to and _asks_whole(plan, first[0], context):  # the steps, in order
+        steps = _with_steps(first[0], passages)
+        if steps is not None:
+            first = [steps, *(q for q in first[1:] if not _same_list(q, steps))]
     kept += [quote for quote in first if quote not in kept]
     # Not close enough to be sure, the quotes are given as the nearest the notes come: below
     # the floor (shown only because the question names the note), or below a surer score.
@@ -299,6 +309,69 @@ def _open_tasks(quotes: list[Quote]) -> list[Quote]:
     tasks = tasks[:TASKS_LISTED]
     notes = list(dict.fromkeys(quote.ref.file for quote in tasks))
     return sorted(tasks, key=lambda quote: (notes.index(quote.ref.file), quote.place))
+
+
+def _asks_whole(plan: SearchPlan, best: Quote, context: ToolsContext) -> bool:
+    """True when `best` is a step of a numbered list and the question asks how to do what
+    the list is about (its words are the note's title, heading and the list's label, but
+    one): "how do I make miso soup?" asks for the recipe's steps, "how do I keep the crust
+    flat when I blind bake it?" for the one step that says."""
+    if not best.unit.step:
+        return False
+    analyzer = context.searcher.sparse.analyzer
+    own = set(analyzer.subject_terms(plan.question, query=True))
+    place = set(analyzer.terms(f"{best.ref.title} {best.unit.heading} {best.unit.under}"))
+    return bool(own & place) and len(own - place) <= ASKED_BESIDE
+
+
+def _same_list(quote: Quote, other: Quote) -> bool:
+    """True when both are steps of a numbered list in one chunk of one note."""
+    return bool(quote.unit.step and other.unit.step) and (
+        quote.ref.file,
+        quote.chunk,
+        quote.unit.heading,
+    ) == (other.ref.file, other.chunk, other.unit.heading)
+
+
+def _with_steps(quote: Quote, passages: list[Passage]) -> Quote | None:
+    """`quote`, an item of a numbered list, as the whole list: its first step, showing the
+    others after it (None when the list is longer than `STEPS_SHOWN` or can't be found)."""
+    chunk = next(
+        (
+            passage.chunk
+            for passage in passages
+            if passage.hit.file == quote.ref.file and passage.hit.chunk_index == quote.chunk
+        ),
+        None,
+    )
+    if chunk is None:
+        return None
+    units = split_units(chunk.body, chunk.heading)
+    at = next((i for i, unit in enumerate(units) if unit.position == quote.unit.position), None)
+    if at is None or units[at].step != quote.unit.step:
+        return None
+    start = end = at - (quote.unit.step - 1)
+    while end + 1 < len(units) and units[end + 1].step == units[end].step + 1:
+        end += 1
+    steps = units[start : end + 1]
+    if not 2 <= len(steps) <= STEPS_SHOWN:
+        return None
+    # Each step keeps the code or items it introduces, indented under it (in the list).
+    shown = "\n".join(
+        f"{unit.step}. {_clipped(unit.text)}{_under_step(unit.shows)}" for unit in steps[1:]
+    )
+    first = replace(steps[0], text=f"1. {steps[0].text}", shows=_under_step(steps[0].shows))
+    first = replace(first, shows="\n".join(part for part in (first.shows, shown) if part))
+    return replace(quote, unit=first)
+
+
+def _under_step(shows: str) -> str:
+    """What a step shows (its code, its items), as lines indented under it; "" for none."""
+    return "".join(f"\n   {line}" if line else "\n" for line in shows.splitlines()) if shows else ""
+
+
+def _clipped(text: str) -> str:
+    return text if len(text) <= STEP_CHARS else text[: STEP_CHARS - 1].rsplit(" ", 1)[0] + "…"
 
 
 def _tasks_on(plan: SearchPlan, context: ToolsContext) -> list[Passage]:

@@ -36,7 +36,7 @@ def compose(first: list[Quote], kept: list[Quote], dated: bool, unsure: bool = F
     shown = {(q.ref.file, q.unit.text) for q in first}
     more: dict[str, list[Quote]] = {}
     for quote in kept:
-        if (quote.ref.file, quote.unit.text) in shown:
+        if (quote.ref.file, quote.unit.text) in shown or _shown_after(quote, first):
             continue
         if quote.ref.file in more or len(more) < MORE_NOTES:
             group = more.setdefault(quote.ref.file, [])
@@ -49,6 +49,16 @@ def compose(first: list[Quote], kept: list[Quote], dated: bool, unsure: bool = F
             lines.append(f"- **{title}**: {_in_order(quotes)}")
     lines += ["", DISCLAIMER]
     return "\n".join(lines)
+
+
+def _shown_after(quote: Quote, first: list[Quote]) -> bool:
+    """True when `quote` is among the code, items or steps a quote of `first` shows (or is
+    one, numbered)."""
+    return any(
+        q.ref.file == quote.ref.file
+        and (quote.unit.text in q.unit.text or quote.unit.text in q.unit.shows)
+        for q in first
+    )
 
 
 def _in_order(quotes: list[Quote]) -> str:

@@ -159,6 +159,9 @@ def scored(
     # Versions and identifiers ("1.13.0", `app.vault`) name exactly one thing.
     exact = [terms for name, terms in named_terms.items() if terms and _EXACT.search(name)]
     days = QueryHints(dates=plan.days)
+    # A question asking for steps, an amount, a time or what is left asks more of a note it
+    # names than what it is: "how do I make miso soup?" is not answered by its opening line.
+    asks_for = plan.how_to or plan.quantity or plan.when or plan.open_tasks or bool(plan.order)
     candidates: list[_Candidate] = []
     selected: list[Selected] = []
     # Units of one section share its note title and heading: their terms are read once.
@@ -172,7 +175,7 @@ def scored(
         # The first sentence of a note the question names and asks nothing more of says what
         # it is about: "Who is Priya?" is answered by "Engineering manager for the data
         # platform group...", not by her "Out on leave 2026-12-18...".
-        lead_pending = of_named and passage.hit.chunk_index == 0
+        lead_pending = of_named and passage.hit.chunk_index == 0 and not asks_for
         for unit in [*property_units(chunk.properties), *split_units(chunk.body, chunk.heading)]:
             lead = lead_pending and not (unit.fact or unit.label or unit.navigation)
             lead_pending = lead_pending and not lead

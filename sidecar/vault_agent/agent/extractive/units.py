@@ -85,6 +85,8 @@ class Unit:
     poke holes" is about blind-baking the crust."""
     checkbox: str = ""
     """A task's mark ("- [ ] call Dan": " "; "- [x]": "x"); "" for anything else."""
+    step: int = 0
+    """For an item of a numbered list, its place in the list (1, 2...); 0 for anything else."""
 
     @property
     def open_task(self) -> bool:
@@ -122,12 +124,26 @@ def split_units(body: str, heading: str) -> list[Unit]:
     may_label: int | None = None
     label = ""
 
-    def add(piece: str, navigation: bool = False, under: str = "", checkbox: str = "") -> None:
+    def add(
+        piece: str,
+        navigation: bool = False,
+        under: str = "",
+        checkbox: str = "",
+        numbered: bool = False,
+    ) -> None:
         nonlocal intro
         piece = " ".join(_as_read(piece).split())
         if piece and _TAGS_ONLY.sub("", piece).strip(" .,;:|-"):
             heading = HEADING_SEPARATOR.join(path)
-            unit = Unit(piece, heading, len(units), navigation, under=under, checkbox=checkbox)
+            # A numbered item goes on the list of the one right before it, under one heading.
+            step = 0
+            if numbered:
+                before = units[-1] if units else None
+                going_on = before is not None and before.step and before.heading == heading
+                step = before.step + 1 if going_on and before is not None else 1
+            unit = Unit(
+                piece, heading, len(units), navigation, under=under, checkbox=checkbox, step=step
+            )
             units.append(unit)
             intro = len(units) - 1 if piece.endswith(":") else None
 
@@ -195,7 +211,8 @@ def split_units(body: str, heading: str) -> list[Unit]:
             content = line[item.end() :]
             opened = intro
             navigation = bool(_LINKS_ONLY.fullmatch(content))
-            add(content, navigation, labelled(), checkbox=item.group(1) or "")
+            numbered = line[:1].isdigit()
+            add(content, navigation, labelled(), checkbox=item.group(1) or "", numbered=numbered)
             in_item = True
             if opened is not None and opened != len(units) - 1:
                 intro = opened  # the items after it are what it introduces
