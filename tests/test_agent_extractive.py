@@ -413,7 +413,10 @@ def test_a_question_asking_what_is_still_to_do_is_read_in_many_languages(
 
 
 def test_a_numbered_list_item_knows_its_step() -> None:
-    body = "1. Soak\n2) Heat\n   slowly\n\nA paragraph.\n\n1. Again\n\n2. Loose\n## Next\n3. Starts over\n- Bullet"
+    body = (
+        "1. Soak\n2) Heat\n   slowly\n\nA paragraph.\n\n1. Again\n\n2. Loose\n"
+        "## Next\n3. Starts over\n- Bullet"
+    )
     units = split_units(body, "Steps")
     assert [(u.text, u.step) for u in units] == [
         ("Soak", 1),
@@ -546,7 +549,9 @@ async def test_asked_what_is_due_on_days_the_open_tasks_writing_them_answer(
     answered = done.answer.split("**More")[0].split("_Extractive")[0]
     lines = [line for line in answered.splitlines() if line.strip()]
     assert len(lines) == len(due), done.answer
-    assert all(line.split(": ", 1)[1].startswith(item) for line, item in zip(lines, due)), lines
+    assert all(
+        line.split(": ", 1)[1].startswith(item) for line, item in zip(lines, due, strict=True)
+    ), lines
     # Each opens with the day it falls on: the one it writes, or its note's.
     assert all(line[:10] in {"2026-11-20", "2026-10-31", "2026-10-29"} for line in lines), lines
 
