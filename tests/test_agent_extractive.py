@@ -412,6 +412,27 @@ def test_a_question_asking_what_is_still_to_do_is_read_in_many_languages(
     assert plan(AgentRequest(question=question), "", Analyzer("en")).open_tasks is still_to_do
 
 
+@pytest.mark.parametrize(
+    ("question", "section", "opening"),
+    [
+        ("What went badly in the retro?", "Went badly", ["Buoy 31 sent", "The runbook was"]),
+        ("What went well in the Tidepool retro?", "Went well", ["Zero lost", "Alert volume"]),
+    ],
+)
+async def test_a_question_naming_a_section_is_answered_by_what_it_says(
+    agent_index: VaultIndex, question: str, section: str, opening: list[str]
+) -> None:
+    # Its sentences read far from the question ("went badly" was "not covered"); its heading
+    # says they answer it. The section's units, in the note's order.
+    done = done_of(await ask(agent_index, ExtractiveAnswerer(), question))
+    answered = done.answer.split("**More")[0].split("_Extractive")[0]
+    lines = [line for line in answered.splitlines() if line.strip()]
+    assert [line[: len(start)] for line, start in zip(lines, opening, strict=False)] == opening
+    assert len(lines) == len(opening), done.answer
+    cite = f"[[Meetings/2026-11-10 Tidepool Retro#{section}]]"
+    assert all(line.endswith(cite) for line in lines), done.answer
+
+
 def test_a_numbered_list_item_knows_its_step() -> None:
     body = (
         "1. Soak\n2) Heat\n   slowly\n\nA paragraph.\n\n1. Again\n\n2. Loose\n"

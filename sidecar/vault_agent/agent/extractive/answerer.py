@@ -51,6 +51,9 @@ DIGEST_DAYS = 7
 #: holding one that the search finds nearest.
 TASKS_LISTED = 10
 TASK_PASSAGES = 12
+#: A question naming a section and asking nothing more of it is answered by this many of its
+#: units at most, in the note's order.
+SECTION_UNITS = 6
 #: A how-to answered by a step of a numbered list shows the list, up to this many steps, each
 #: cut at this many characters.
 STEPS_SHOWN = 12
@@ -150,7 +153,12 @@ def answer(plan: SearchPlan, context: ToolsContext) -> Answer:
     kept = quotes if listed else _relevant(quotes)
     # A question naming a note points at it, as an open note does: its nearest sentences are
     # shown (said to be the nearest), not withheld.
-    pointed = plan.pointed or found.confidence.names_note or listed
+    pointed = (
+        plan.pointed
+        or found.confidence.names_note
+        or listed
+        or (bool(kept) and kept[0].named_section)
+    )
     if not kept:
         return Answer(absent(closest), closest, plan.query, len(passages))
     below = kept[0].closeness < calibration.sentence_floor
@@ -168,7 +176,10 @@ def answer(plan: SearchPlan, context: ToolsContext) -> Answer:
         # "How many pages...?" and the numbers found count minutes, grams, stars.
         return Answer(absent(closest), closest, plan.query, len(passages))
     first = answer_first(quotes, kept, plan, calibration.sentence_sure)
-    if plan.how_to and _asks_whole(plan, first[0], context):  # the steps, in order
+    if first[0].named_section:  # "what went badly in the retro?": what its section says
+        section = [q for q in kept if q.named_section and q.link == first[0].link]
+        first = sorted(section, key=lambda quote: quote.place)[:SECTION_UNITS] or first
+    elif plan.how_to and _asks_whole(plan, first[0], context):  # the steps, in order
         steps = _with_steps(first[0], passages)
         if steps is not None:
             first = [steps, *(q for q in first[1:] if not _same_list(q, steps))]
@@ -179,7 +190,7 @@ def answer(plan: SearchPlan, context: ToolsContext) -> Answer:
     # what answers it is the newest (oldest) note that bears on it, found by date. Nor is the
     # note of a day the question names doubted: it is what the question asks about.
     best = kept[0].closeness
-    unsure = not (plan.pointed or first[0].on_day or listed) and (
+    unsure = not (plan.pointed or first[0].on_day or first[0].named_section or listed) and (
         best < calibration.sentence_floor
         or (best < calibration.sentence_sure and plan.order is None)
     )

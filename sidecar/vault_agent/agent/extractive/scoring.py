@@ -61,6 +61,9 @@ OPEN_TASK_BONUS = 0.1
 #: Added to the first sentence of a note the question names and asks nothing more of ("who
 #: is Priya?", "what is Tidepool?"): a note's opening says what it is about.
 LEAD_BONUS = 0.15
+#: Added to the units of a section the question names and asks nothing more of ("what went
+#: badly in the retro?" and its "## Went badly"): the heading says they answer it.
+SECTION_BONUS = 0.15
 #: A property's name and a question's word this long that begin alike are one word's family.
 KEY_STEM_CHARS = 5
 #: Taken from a property the question doesn't name, of a note it doesn't name, admitted for
@@ -105,6 +108,8 @@ class Quote:
     on_day: bool = False
     """Its note is dated a day the question names ("what did I do on 7 November?"), or it
     writes one (then that day is its `date`)."""
+    named_section: bool = False
+    """It sits in a section the question names and asks nothing more of."""
 
     @property
     def link(self) -> str:
@@ -166,6 +171,8 @@ def scored(
     selected: list[Selected] = []
     # Units of one section share its note title and heading: their terms are read once.
     place_terms: dict[tuple[str, str], set[str]] = {}
+    # Whether the question names each section, and asks nothing more of it.
+    sections: dict[tuple[str, str], bool] = {}
     note_ranks: dict[str, int] = {}
     for rank, passage in enumerate(passages):
         note_rank = note_ranks.setdefault(passage.hit.file, len(note_ranks))
@@ -208,6 +215,8 @@ def scored(
             if place not in place_terms:
                 place_terms[place] = set(analyzer.terms(f"{chunk.title} {unit.heading}"))
             context_terms = terms | place_terms[place]
+            if place not in sections:
+                sections[place] = _names_section(question_terms, chunk, unit.heading, analyzer)
             shared = len(wanted & context_terms) / math.sqrt(len(wanted) or 1)
             # The names the question asks about (a version, an identifier) must be where the
             # quote is: a sentence about v1.7 does not answer a question about v1.13.0.
@@ -229,6 +238,7 @@ def scored(
                 lead=lead,
                 on_day=on_day or written is not None,
                 written_day=written,
+                section=sections[place],
             )
             candidates.append(candidate)
     if exact and any(candidate.holds_exact for candidate in candidates):
@@ -288,6 +298,8 @@ def scored(
             score += KEYED_BONUS
         if candidate.lead:
             score += LEAD_BONUS
+        if candidate.section:
+            score += SECTION_BONUS
         if candidate.unasked:
             score -= UNASKED_PROPERTY
         # "Why does that matter?" about a selected line: what follows it tells.
@@ -300,7 +312,9 @@ def scored(
         # differs by model: a model that weighs them more should not pass more sentences.
         closeness = score - lexical_weight * candidate.lexical
         on_day = candidate.on_day
-        quote = Quote(unit, ref, date, score, version, fits, chunk_index, closeness, on_day)
+        quote = Quote(
+            unit, ref, date, score, version, fits, chunk_index, closeness, on_day, candidate.section
+        )
         quotes.append(quote)
     return sorted(quotes, key=lambda quote: -quote.score)
 
@@ -353,6 +367,8 @@ class _Candidate:
     """Its note is dated a day the question names, or it writes one."""
     written_day: str | None = None
     """The day the question names that it writes ("2026-11-20"), if any."""
+    section: bool = False
+    """It sits in a section the question names and asks nothing more of (`_names_section`)."""
 
     def units_after(self, selected: list[Selected]) -> int:
         """How many units after the selection it comes (`selection.units_after`)."""
@@ -425,6 +441,23 @@ def _date_of(chunk: ChunkPayload) -> str | None:
         return chunk.date[:10]
     in_title = ISO_DATE.search(chunk.title)
     return in_title.group(1) if in_title else None
+
+
+def _names_section(
+    question_terms: set[str], chunk: ChunkPayload, heading: str, analyzer: Analyzer
+) -> bool:
+    """True when the question (its terms) names the section `heading` of `chunk`'s note and
+    asks nothing more: every word of the section's heading is the question's, and every word
+    of the question is the heading's or the note's ("what went well in the retro?" of
+    "Tidepool Retro > Went well": generic words count, they are all a heading has). The
+    note's own title heading is no section."""
+    section = _last(heading)
+    if not section or section == chunk.title:
+        return False
+    named = set(analyzer.terms(section))
+    if not named or not named <= question_terms:
+        return False
+    return question_terms <= set(analyzer.terms(" ".join([chunk.title, *chunk.aliases, heading])))
 
 
 def written_day(text: str, days: Collection[str]) -> str | None:
