@@ -417,6 +417,12 @@ def test_a_question_asking_what_is_still_to_do_is_read_in_many_languages(
     [
         ("What went badly in the retro?", "Went badly", ["Buoy 31 sent", "The runbook was"]),
         ("What went well in the Tidepool retro?", "Went well", ["Zero lost", "Alert volume"]),
+        # The year of "Goals for Q4 2026" qualifies the heading: it needn't be asked.
+        (
+            "What are the goals for Q4?",
+            "Goals for Q4 2026",
+            ["Replace the nightly", "Cut false-positive", "Dashboard loads"],
+        ),
     ],
 )
 async def test_a_question_naming_a_section_is_answered_by_what_it_says(
@@ -429,8 +435,7 @@ async def test_a_question_naming_a_section_is_answered_by_what_it_says(
     lines = [line for line in answered.splitlines() if line.strip()]
     assert [line[: len(start)] for line, start in zip(lines, opening, strict=False)] == opening
     assert len(lines) == len(opening), done.answer
-    cite = f"[[Meetings/2026-11-10 Tidepool Retro#{section}]]"
-    assert all(line.endswith(cite) for line in lines), done.answer
+    assert all(line.endswith(f"#{section}]]") for line in lines), done.answer
 
 
 def test_a_numbered_list_item_knows_its_step() -> None:

@@ -449,12 +449,13 @@ def _names_section(
     """True when the question (its terms) names the section `heading` of `chunk`'s note and
     asks nothing more: every word of the section's heading is the question's, and every word
     of the question is the heading's or the note's ("what went well in the retro?" of
-    "Tidepool Retro > Went well": generic words count, they are all a heading has). The
-    note's own title heading is no section."""
+    "Tidepool Retro > Went well": generic words count, they are all a heading has; "what are
+    the goals for Q4?" of "Goals for Q4 2026"). The note's own title heading is no section."""
     section = _last(heading)
     if not section or section == chunk.title:
         return False
-    named = set(analyzer.terms(section))
+    # A number in the heading ("Goals for Q4 2026") qualifies it: it need not be asked.
+    named = {term for term in analyzer.terms(section) if not term.isdigit()}
     if not named or not named <= question_terms:
         return False
     return question_terms <= set(analyzer.terms(" ".join([chunk.title, *chunk.aliases, heading])))
