@@ -19,7 +19,8 @@ from typing import Any
 
 from vault_agent.agent.citations.links import NoteRef
 from vault_agent.agent.extractive.amounts import holds_amount
-from vault_agent.agent.extractive.compose import NOTHING, absent, compose
+from vault_agent.agent.extractive.collections import LISTED, collection, row
+from vault_agent.agent.extractive.compose import NOTHING, absent, compose, listing
 from vault_agent.agent.extractive.plan import SearchPlan
 from vault_agent.agent.extractive.scoring import Quote, note_ref, scored, written_day
 from vault_agent.agent.extractive.units import Unit, split_units
@@ -101,6 +102,10 @@ class Answer:
 
 def answer(plan: SearchPlan, context: ToolsContext) -> Answer:
     """The extractive answer to `plan`'s question (blocking: call it in a worker thread)."""
+    if plan.kind:  # "what books have I read?": the notes of that kind, not passages
+        of_kind = _of_kind(plan, context)
+        if of_kind is not None:
+            return of_kind
     searcher = context.searcher
     searches = [
         searcher.retrieve(
@@ -197,6 +202,23 @@ def answer(plan: SearchPlan, context: ToolsContext) -> Answer:
     dated = plan.order is not None or plan.over_days or listed
     text = compose(first, kept, dated, unsure)
     return Answer(text, [quote.ref for quote in kept], plan.query, len(passages))
+
+
+def _of_kind(plan: SearchPlan, context: ToolsContext) -> Answer | None:
+    """The notes of the kind `plan` asks for (those of the days it names, if any), listed;
+    None when the vault keeps none of that kind."""
+    found = collection(plan.question, plan.kind, context)
+    if found is None:
+        return None
+    notes = found.notes
+    if plan.days:  # "what movies did I watch in 2023?"
+        days = QueryHints(dates=plan.days)
+        notes = [note for note in notes if days.matches(note)]
+    if not notes:
+        return None
+    rows = [row(note) for note in notes[:LISTED]]
+    text = listing(found.described, rows, len(notes))
+    return Answer(text, [ref for ref, _ in rows], plan.query, len(notes))
 
 
 def _stands_out(best: Quote, quotes: list[Quote]) -> bool:

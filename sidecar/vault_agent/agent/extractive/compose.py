@@ -78,6 +78,17 @@ def _in_order(quotes: list[Quote]) -> str:
     return " ".join(parts)
 
 
+def listing(described: str, rows: list[tuple[NoteRef, str]], total: int) -> str:
+    """The notes of one kind (`rows`: each note and what follows its link), `described` as
+    the vault keeps them ("tagged #book"), and how many more there are of the `total`."""
+    lines = [f"{total} {'note' if total == 1 else 'notes'} {described}:", ""]
+    lines += [f"- {cite(ref)}{_clip(said)}" for ref, said in rows]
+    if total > len(rows):
+        lines.append(f"- … and {total - len(rows)} more")
+    lines += ["", DISCLAIMER]
+    return "\n".join(lines)
+
+
 def absent(closest: list[NoteRef]) -> str:
     """The notes don't seem to cover it: the `closest` notes named as closest, not as answers."""
     names = ", ".join(cite(ref) for ref in closest)

@@ -15,6 +15,7 @@ from datetime import date
 from typing import Literal
 
 from vault_agent.agent.citations.links import find_citations
+from vault_agent.agent.extractive.collections import asked_kind
 from vault_agent.agent.extractive.question_words import (
     HOW_OFTEN,
     HOW_TO,
@@ -73,6 +74,8 @@ class SearchPlan:
     open_tasks: bool = False
     """The question asks what is still to do ("what's left to book?"): open checkboxes
     answer it, ticked-off ones don't."""
+    kind: str = ""
+    """The kind of note the question asks for a list of ("what *books* have I read?")."""
     tasks_only: bool = False
     """...and asks nothing more ("what are my open tasks?"): the vault's open tasks answer
     it, whatever their words."""
@@ -150,6 +153,7 @@ def plan(
         when=bool(_WHEN.search(question)),
         how_to=how_to,
         open_tasks=open_tasks,
+        kind="" if selection or active_file else asked_kind(question),
         tasks_only=open_tasks
         and not (selection or active_file)
         and _asks_only_tasks(question, analyzer, read_in),
