@@ -21,15 +21,24 @@ from vault_agent.agent.citations.links import NoteRef
 from vault_agent.agent.extractive.amounts import holds_amount
 from vault_agent.agent.extractive.collections import LISTED, collection, row
 from vault_agent.agent.extractive.compose import NOTHING, absent, compose, listing
+from vault_agent.agent.extractive.lists import (
+    TASK_PASSAGES,
+    asks_whole,
+    note_open_tasks,
+    open_tasks,
+    section_units,
+    tasks_on,
+    with_steps,
+)
 from vault_agent.agent.extractive.plan import SearchPlan
-from vault_agent.agent.extractive.scoring import Quote, note_ref, scored, written_day
-from vault_agent.agent.extractive.units import Unit, split_units
+from vault_agent.agent.extractive.scoring import Quote, note_ref, scored
+from vault_agent.agent.extractive.units import Unit
 from vault_agent.agent.reader import ToolsContext
 from vault_agent.agent.tools import EARLIEST_DAY
 from vault_agent.index.search.hints import QueryHints
-from vault_agent.index.search.hits import SearchHit, hit_of
+from vault_agent.index.search.hits import SearchHit
 from vault_agent.index.search.searcher import Passage
-from vault_agent.index.store.protocol import SearchFilter, StoredHit
+from vault_agent.index.store.protocol import SearchFilter
 from vault_agent.vault.chunker import wide_chars
 
 #: Passages searched (chunks, several per note allowed).
@@ -48,22 +57,6 @@ ANSWER_WIDE_CHARS = 8
 ANSWER_UNITS = 2
 #: A question naming several days is answered by this many days' notes at most.
 DIGEST_DAYS = 7
-#: "What are my open tasks?" is answered by this many open tasks at most, from the passages
-#: holding one that the search finds nearest.
-TASKS_LISTED = 10
-TASK_PASSAGES = 12
-#: A question naming a section and asking nothing more of it is answered by this many of its
-#: units at most, in the note's order.
-SECTION_UNITS = 6
-#: A how-to answered by a step of a numbered list shows the list, up to this many steps, each
-#: cut at this many characters.
-STEPS_SHOWN = 12
-STEP_CHARS = 300
-#: ...when the question's words are its note's, heading's and label's, but this many.
-ASKED_BESIDE = 1
-#: Asked what is due in a period, at most this many passages holding an open task are read
-#: for the days they write.
-TASKS_SCANNED = 2_000
 #: A second answer unit must score within this of the best. Sentences this close are a tie
 #: cosine can't break: 0.06 -> 0.1 put the answer among the first two 3 more times on the
 #: answer sets (304 answerable), 0.57 -> 0.62 on held-out 4; 0.2 three more on the sets, none
@@ -136,7 +129,7 @@ def answer(plan: SearchPlan, context: ToolsContext) -> Answer:
     if plan.tasks_only:
         tasks = focused(plan.query, SearchFilter(open_tasks=True), TASK_PASSAGES)
         if plan.days:  # "what's due this week?", in any note
-            tasks += _tasks_on(plan, context)
+            tasks += tasks_on(plan, context)
         passages += tasks
     listed = plan.tasks_only and bool(tasks)
     passages = _unique(passages)
@@ -182,12 +175,9 @@ def answer(plan: SearchPlan, context: ToolsContext) -> Answer:
         return Answer(absent(closest), closest, plan.query, len(passages))
     first = answer_first(quotes, kept, plan, calibration.sentence_sure)
     if first[0].named_section:  # "what went badly in the retro?": what its section says
-        section = [q for q in kept if q.named_section and q.link == first[0].link]
-        first = sorted(section, key=lambda quote: quote.place)[:SECTION_UNITS] or first
-    elif plan.how_to and _asks_whole(plan, first[0], context):  # the steps, in order
-        steps = _with_steps(first[0], passages)
-        if steps is not None:
-            first = [steps, *(q for q in first[1:] if not _same_list(q, steps))]
+        first = section_units(first[0], kept) or first
+    elif plan.how_to and asks_whole(plan, first[0], context):  # the steps, in order
+        first = with_steps(first, passages)
     kept += [quote for quote in first if quote not in kept]
     # Not close enough to be sure, the quotes are given as the nearest the notes come: below
     # the floor (shown only because the question names the note), or below a surer score.
@@ -270,17 +260,11 @@ def answer_first(
     (oldest) dated one among those that bear on it, or for a question naming several days
     the best of each day's note that answers (`sure`: how close one must be), day by day."""
     if plan.tasks_only:
-        listed = _open_tasks(quotes)
+        listed = open_tasks(quotes)
         if listed:
             return listed
-    if plan.open_tasks and kept[0].unit.open_task:
-        # "What's left to book for Kyoto?": the open tasks of the note that answers, as the
-        # note lists them, not its best two and the rest under "More".
-        best = kept[0]
-        return sorted(
-            (q for q in kept if q.unit.open_task and q.ref.file == best.ref.file),
-            key=lambda quote: quote.place,
-        )[:TASKS_LISTED]
+    if plan.open_tasks and kept[0].unit.open_task:  # "what's left to book for Kyoto?"
+        return note_open_tasks(kept[0], kept)
     if plan.over_days:
         days = _day_by_day(quotes, every=plan.day_by_day, sure=sure)
         if len(days) > 1:
@@ -329,95 +313,6 @@ def _day_by_day(quotes: list[Quote], every: bool, sure: float) -> list[Quote]:
         top = chosen[0].score - SECOND_WITHIN
         chosen = [quote for quote in chosen if quote.score >= top and quote.closeness >= sure]
     return sorted(chosen[:DIGEST_DAYS], key=lambda quote: quote.date or "")
-
-
-def _open_tasks(quotes: list[Quote]) -> list[Quote]:
-    """The open tasks among `quotes`, at most `TASKS_LISTED`: those of the days the question
-    names, in date order, if it names any and some are; else note by note (the note of the
-    best first), each note's in its order."""
-    tasks = [quote for quote in quotes if quote.unit.open_task]
-    on_days = [quote for quote in tasks if quote.on_day][:TASKS_LISTED]
-    if on_days:
-        return sorted(on_days, key=lambda quote: (quote.date or "", quote.ref.file, quote.place))
-    tasks = tasks[:TASKS_LISTED]
-    notes = list(dict.fromkeys(quote.ref.file for quote in tasks))
-    return sorted(tasks, key=lambda quote: (notes.index(quote.ref.file), quote.place))
-
-
-def _asks_whole(plan: SearchPlan, best: Quote, context: ToolsContext) -> bool:
-    """True when `best` is a step of a numbered list and the question asks how to do what
-    the list is about (its words are the note's title, heading and the list's label, but
-    one): "how do I make miso soup?" asks for the recipe's steps, "how do I keep the crust
-    flat when I blind bake it?" for the one step that says."""
-    if not best.unit.step:
-        return False
-    analyzer = context.searcher.sparse.analyzer
-    own = set(analyzer.subject_terms(plan.question, query=True))
-    place = set(analyzer.terms(f"{best.ref.title} {best.unit.heading} {best.unit.under}"))
-    return bool(own & place) and len(own - place) <= ASKED_BESIDE
-
-
-def _same_list(quote: Quote, other: Quote) -> bool:
-    """True when both are steps of a numbered list in one chunk of one note."""
-    return bool(quote.unit.step and other.unit.step) and (
-        quote.ref.file,
-        quote.chunk,
-        quote.unit.heading,
-    ) == (other.ref.file, other.chunk, other.unit.heading)
-
-
-def _with_steps(quote: Quote, passages: list[Passage]) -> Quote | None:
-    """`quote`, an item of a numbered list, as the whole list: its first step, showing the
-    others after it (None when the list is longer than `STEPS_SHOWN` or can't be found)."""
-    chunk = next(
-        (
-            passage.chunk
-            for passage in passages
-            if passage.hit.file == quote.ref.file and passage.hit.chunk_index == quote.chunk
-        ),
-        None,
-    )
-    if chunk is None:
-        return None
-    units = split_units(chunk.body, chunk.heading)
-    at = next((i for i, unit in enumerate(units) if unit.position == quote.unit.position), None)
-    if at is None or units[at].step != quote.unit.step:
-        return None
-    start = end = at - (quote.unit.step - 1)
-    while end + 1 < len(units) and units[end + 1].step == units[end].step + 1:
-        end += 1
-    steps = units[start : end + 1]
-    if not 2 <= len(steps) <= STEPS_SHOWN:
-        return None
-    # Each step keeps the code or items it introduces, indented under it (in the list).
-    shown = "\n".join(
-        f"{unit.step}. {_clipped(unit.text)}{_under_step(unit.shows)}" for unit in steps[1:]
-    )
-    first = replace(steps[0], text=f"1. {steps[0].text}", shows=_under_step(steps[0].shows))
-    first = replace(first, shows="\n".join(part for part in (first.shows, shown) if part))
-    return replace(quote, unit=first)
-
-
-def _under_step(shows: str) -> str:
-    """What a step shows (its code, its items), as lines indented under it; "" for none."""
-    return "".join(f"\n   {line}" if line else "\n" for line in shows.splitlines()) if shows else ""
-
-
-def _clipped(text: str) -> str:
-    return text if len(text) <= STEP_CHARS else text[: STEP_CHARS - 1].rsplit(" ", 1)[0] + "…"
-
-
-def _tasks_on(plan: SearchPlan, context: ToolsContext) -> list[Passage]:
-    """The passages holding an open task that write a day `plan` names (or whose note is
-    dated one), among the first `TASKS_SCANNED` holding one: a task's due date is in its text,
-    which no search ranks by."""
-    days = QueryHints(dates=plan.days)
-    found = []
-    for chunk in context.store.scroll(SearchFilter(open_tasks=True), limit=TASKS_SCANNED):
-        if days.matches(chunk) or written_day(chunk.body, plan.days):
-            stored = StoredHit(id=f"{chunk.file}#{chunk.chunk_index}", score=0.0, payload=chunk)
-            found.append(Passage(hit_of(stored, plan.query), chunk))
-    return found[:TASK_PASSAGES]
 
 
 def _answered(quote: Quote, quotes: list[Quote]) -> Quote:

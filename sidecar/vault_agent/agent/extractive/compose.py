@@ -29,7 +29,7 @@ def compose(first: list[Quote], kept: list[Quote], dated: bool, unsure: bool = F
     lines = [UNSURE, ""] if unsure else []
     # A last/first question is answered by a date: it opens the line.
     for quote in first:
-        said = f"{_clip(quote.unit.text)} {quote.link}"
+        said = f"{clip(quote.unit.text)} {quote.link}"
         lines.append(f"{quote.date}: {said}" if dated and quote.date else said)
         if quote.unit.shows:  # the code or the list the sentence introduces
             lines.append(quote.unit.shows)
@@ -73,7 +73,7 @@ def _in_order(quotes: list[Quote]) -> str:
                 parts.append(f"{before.link} …")  # another section: cite the one just quoted
             elif quote.place != (before.chunk, before.unit.position + 1):
                 parts.append("…")
-        parts.append(_clip(quote.unit.text))
+        parts.append(clip(quote.unit.text))
     parts.append(ordered[-1].link)
     return " ".join(parts)
 
@@ -82,7 +82,7 @@ def listing(described: str, rows: list[tuple[NoteRef, str]], total: int) -> str:
     """The notes of one kind (`rows`: each note and what follows its link), `described` as
     the vault keeps them ("tagged #book"), and how many more there are of the `total`."""
     lines = [f"{total} {'note' if total == 1 else 'notes'} {described}:", ""]
-    lines += [f"- {cite(ref)}{_clip(said)}" for ref, said in rows]
+    lines += [f"- {cite(ref)}{clip(said)}" for ref, said in rows]
     if total > len(rows):
         lines.append(f"- … and {total - len(rows)} more")
     lines += ["", DISCLAIMER]
@@ -95,7 +95,8 @@ def absent(closest: list[NoteRef]) -> str:
     return f"{NOT_COVERED} The closest notes: {names}.\n\n{DISCLAIMER}" if names else NOTHING
 
 
-def _clip(text: str) -> str:
-    if len(text) <= QUOTE_CHARS:
+def clip(text: str, chars: int = QUOTE_CHARS) -> str:
+    """`text`, cut at a word to at most `chars` characters ("…" ending a cut one)."""
+    if len(text) <= chars:
         return text
-    return text[: QUOTE_CHARS - 1].rsplit(" ", 1)[0] + "…"
+    return text[: chars - 1].rsplit(" ", 1)[0] + "…"
