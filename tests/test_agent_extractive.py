@@ -559,6 +559,23 @@ async def test_asked_only_what_is_still_to_do_the_answer_lists_the_vaults_open_t
         # Monday 16 to Sunday 22 November: the water pressure, "by 2026-11-20" (Garden).
         ("What tasks are due this week?", date(2026, 11, 18), ["Measure the water pressure"]),
         ("What is due on 2026-10-31?", date(2026, 11, 18), ["Maya: cut-over plan"]),
+        # Overdue: the days before today. The meeting's items (its day, and Maya's "by 31
+        # October"); a week later the water pressure's "by 2026-11-20" too.
+        (
+            "Which tasks are overdue?",
+            date(2026, 11, 13),
+            ["Me: change alert rules", "Priya: ask the research team", "Maya: cut-over plan"],
+        ),
+        (
+            "What is overdue?",
+            date(2026, 11, 21),
+            [
+                "Me: change alert rules",
+                "Priya: ask the research team",
+                "Maya: cut-over plan",
+                "Measure the water pressure",
+            ],
+        ),
         # The meeting's note is dated 29 October: its action items are that day's.
         (
             "Which tasks are still open from 29 October?",

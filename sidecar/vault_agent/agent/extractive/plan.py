@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, timedelta
 from typing import Literal
 
 from vault_agent.agent.citations.links import find_citations
@@ -29,6 +29,7 @@ from vault_agent.agent.extractive.question_words import (
     counted,
 )
 from vault_agent.agent.request import AgentRequest
+from vault_agent.agent.tools import EARLIEST_DAY
 from vault_agent.index.embed.terms import Analyzer, function_words
 from vault_agent.index.search.hints import date_words, is_day, query_hints
 from vault_agent.index.search.relative_dates import without_relative_dates
@@ -49,6 +50,8 @@ _HOW_OFTEN = compiled(HOW_OFTEN)
 _OPEN_TASKS = compiled(OPEN_TASKS)
 _WHERE = compiled(WHERE)
 _WORD = re.compile(r"\w+")
+#: "What is *overdue*?", "*past due*": open tasks of the days before today.
+_OVERDUE = re.compile(r"\b(?:overdue|past due|late)\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -142,6 +145,9 @@ def plan(
     open_tasks = bool(_OPEN_TASKS.search(question)) and not how_to
     read_in = languages or (analyzer.language,)
     days = query_hints(question, today, read_in).dates
+    if open_tasks and _OVERDUE.search(question):  # "what is overdue?": due before today
+        yesterday = (today or date.today()) - timedelta(days=1)
+        days |= {f"{EARLIEST_DAY.isoformat()}/{yesterday.isoformat()}"}
     return SearchPlan(
         question=question,
         query=" ".join(parts),

@@ -199,7 +199,7 @@ OPEN_TASKS = {
     r"what(?:'s| is| remains| else is) (?:still )?(?:left|open|outstanding|undone)|"
     r"(?:still|left) to (?:do|be done|\w+)|what (?:else )?do I still (?:need|have) to|"
     r"not yet done|(?:tasks?|to-?dos?|items?|checkboxes) (?:are |is )?(?:still )?"
-    r"(?:open|pending|outstanding|left|undone|unfinished|not done)|"
+    r"(?:open|pending|outstanding|left|undone|unfinished|not done|overdue|late)|"
     r"(?:on|in) my to-?do(?: list)?|my to-?dos|what(?:'s| is) (?:due|overdue)|overdue|"
     r"(?:tasks?|to-?dos?) (?:are |is )?(?:due|scheduled)|next (?:steps?|actions?)",
     "de": r"offene[n]? (?:Aufgaben|Punkte|Todos?)|unerledigt\w*|noch (?:zu \w+|offen)|"
