@@ -193,6 +193,10 @@ def test_a_question_naming_hundreds_of_days_looks_up_a_dozen(
         ("What do I do on Mondays?", ("en",), set()),
         ("What did I do every Monday?", ("en",), set()),
         ("What do I do on Monday?", ("en",), set()),
+        ("Was habe ich am Montag gemacht?", ("de",), {"2026-11-23"}),
+        ("Was mache ich am Montag?", ("de",), set()),
+        ("Qu'ai-je fait lundi ?", ("fr",), {"2026-11-23"}),
+        ("Que fais-je le lundi ?", ("fr",), set()),  # "le lundi": every Monday
         ("What did I do in March 2024?", ("en",), {"2024-03"}),
         ("¿Qué hice en noviembre de 2024?", ("es",), {"2024-11"}),
         # A month alone may be any year's, or part of a name: it names no date.

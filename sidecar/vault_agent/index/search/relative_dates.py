@@ -4,9 +4,10 @@ A journal is asked about its days as people speak of them: "what did I do yester
 I meet last week?". The phrases come from CLDR's relative date fields, through Babel (the
 library made for CLDR's data), in the vault's languages and English: today, yesterday and the
 day before; this and last week, month and year; this and last Monday to Sunday. A weekday
-alone is read in English only, as "on Monday" in a question about the past ("what did I do
-on Monday?": the latest Monday before today): "every Monday", "on Mondays" or "what do I
-do on Monday?" name no one day, and no other language's tense is read. Only those languages: one
+alone is read where a question's tense says it is about the past, in English, German and
+French ("what did I do on Monday?", "was habe ich am Montag gemacht?", "qu'ai-je fait lundi ?":
+the latest Monday before today): "every Monday", "on Mondays", "le lundi" or "what do I do on
+Monday?" name no one day. Only those languages: one
 language's word for yesterday is another's for here (French and German "hier"). The future is
 left out: no note is written yet, and CLDR's "tomorrow" is also "morning" in German ("morgen")
 and Spanish ("mañana"). A week runs Monday to Sunday, as ISO 8601 counts it.
@@ -49,9 +50,9 @@ class Relative(NamedTuple):
     field: str
     offset: int
     latest: bool = False
-    alone: bool = False
-    """A weekday alone ("on Monday"): the latest one before today only, in a question
-    about the past only."""
+    alone: str = ""
+    """For a weekday alone ("on Monday", "am Montag"), the language whose tense says the
+    question is about the past (`_ALONE`): then it is the latest one before today."""
 
 
 #: English, also when Babel fails (a question in English over any vault is common).
@@ -70,12 +71,36 @@ _ENGLISH = {
         for which, offset in (("this", 0), ("last", -1))
     },
     **{
-        f"on {calendar.day_name[number].lower()}": Relative(weekday, -1, alone=True)
+        f"on {calendar.day_name[number].lower()}": Relative(weekday, -1, alone="en")
         for number, weekday in enumerate(WEEKDAYS)
     },
 }
-#: An English question about the past: "what *did* I do", "what *happened*", "who *was*".
-_PAST = re.compile(r"\b(?:did|was|were|had|happened|went|met)\b", re.IGNORECASE)
+
+
+class Alone(NamedTuple):
+    """How one language writes a weekday alone, and says it is in the past."""
+
+    phrase: str
+    """The phrase, around the weekday's name ("am {day}")."""
+    past: re.Pattern[str]
+    """Words only a question about the past holds ("did", "habe", "ai")."""
+    habit: re.Pattern[str] | None = None
+    """What, right before the phrase, makes it a habit ("le lundi": on Mondays)."""
+
+
+#: A weekday alone is read where its tense is: "what *did* I do on Monday?", "was *habe* ich
+#: am Montag gemacht?", "qu'*ai*-je fait lundi ?" ("le lundi" is every Monday).
+_ALONE = {
+    "en": Alone("on {day}", re.compile(r"\b(?:did|was|were|had|happened|went|met)\b", re.I)),
+    "de": Alone(
+        "am {day}", re.compile(r"\b(?:habe|hast|hat|haben|hatte|hatten|war|waren)\b", re.I)
+    ),
+    "fr": Alone(
+        "{day}",
+        re.compile(r"\b(?:ai|as|avons|avez|ont|étais|était|étaient)\b", re.I),
+        re.compile(r"\b(?:le|les|chaque|tous les)\s+$", re.I),
+    ),
+}
 
 log = logging.getLogger(__name__)
 
@@ -97,8 +122,8 @@ def relative_periods(
     phrases = _phrases(_with_english(languages))
     for match in _pattern(_with_english(languages)).finditer(question):
         named = phrases[_normal(match.group())]
-        if named.alone and not _PAST.search(question):
-            continue  # "what do I do on Monday?": a routine, no one day
+        if named.alone and not _in_past(question, match.start(), _ALONE[named.alone]):
+            continue  # "what do I do on Monday?", "le lundi": a routine, no one day
         try:
             found += _periods(named, today)
         except (ValueError, OverflowError):  # "last year" in year 1: off the calendar
@@ -117,6 +142,13 @@ def without_relative_dates(question: str, languages: Collection[str] = ("en",)) 
     """`question` with its relative dates blanked out: the "last" of "last week" does not ask
     for the newest note, as "when did I last..." does."""
     return _pattern(_with_english(languages)).sub(" ", question)
+
+
+def _in_past(question: str, start: int, alone: Alone) -> bool:
+    """True when the weekday alone at `start` of `question` names one day of the past."""
+    if alone.habit is not None and alone.habit.search(question[:start]):
+        return False
+    return bool(alone.past.search(question))
 
 
 def month_end(day: date) -> date:
@@ -214,6 +246,12 @@ def _cldr_phrases(locale: str) -> dict[str, Relative]:
                     field in WEEKDAYS and offset < 0 and not (last_week and last_week in phrase)
                 )
                 table[phrase] = Relative(field, offset, latest)
+    alone = _ALONE.get(locale.split("_")[0])
+    if alone is not None and locale != "en":
+        names = Locale.parse(locale).days["format"]["wide"]
+        for number, weekday in enumerate(WEEKDAYS):
+            phrase = _normal(alone.phrase.format(day=names[number]))
+            table.setdefault(phrase, Relative(weekday, -1, alone=locale.split("_")[0]))
     return table
 
 
