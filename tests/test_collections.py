@@ -29,6 +29,9 @@ CATEGORIES = {
     "Journal/2024-02-01.md": "---\ntype: meeting\ncreated: 2024-02-01\n---\nMet Ana, roof.\n",
     "Journal/2024-03-05.md": "---\ntype: meeting\ncreated: 2024-03-05\n---\nMet Ben, lunch.\n",
     "Journal/2024-03-06.md": "Quiet day.\n",
+    "Bücher/Der Zauberberg.md": "Von Thomas Mann.\n",
+    "Bücher/Effi Briest.md": "Von Theodor Fontane.\n",
+    "Lectures/Vendredi.md": "---\ntags: [livre]\n---\nDe Michel Tournier.\n",
 }
 
 
@@ -55,6 +58,10 @@ def categories(
         ("What podcasts have I listened to?", "podcasts"),
         ("What movies did I watch in 2023?", "movies"),
         ("List my meetings", "meetings"),
+        ("Welche Bücher habe ich gelesen?", "bücher"),
+        ("Quelles recettes ai-je ?", "recettes"),
+        ("¿Qué libros he leído?", "libros"),
+        ("Welche Bücher habe ich über Gärten gelesen?", ""),
         ("Show me all recipes.", "recipes"),
         # Some of them, or something of them, is no list.
         ("What notes do I have about gardening?", ""),
@@ -121,6 +128,20 @@ async def test_the_notes_of_a_type_are_listed_newest_first_when_asked_for_recent
     assert lines[0] == "2 notes of type meeting:", lines
     assert lines[1].startswith("- [[Journal/2024-03-05]]: Met Ben"), lines
     assert lines[2].startswith("- [[Journal/2024-02-01]]: Met Ana"), lines
+
+
+@pytest.mark.parametrize(
+    ("question", "heading"),
+    [
+        ("Welche Bücher habe ich gelesen?", "2 notes in Bücher:"),
+        ("Quels livres ai-je lus ?", "1 note tagged #livre:"),  # "livres": the tag "livre"
+    ],
+)
+async def test_a_list_is_asked_in_other_languages_too(
+    categories: VaultIndex, question: str, heading: str
+) -> None:
+    lines = await _listed(categories, question)
+    assert lines[0] == heading, lines
 
 
 async def test_a_kind_the_vault_does_not_keep_is_answered_as_any_question(

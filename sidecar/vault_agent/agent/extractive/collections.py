@@ -5,13 +5,15 @@ Search ranks passages by how close they come to the question; such a question wa
 of a kind, whatever its words. A vault says which notes are of a kind in one of four ways, looked
 up in this order: a folder ("Recipes/"), a tag (#book), a `type` property (`type: meeting`), or
 a category note its members link to (`categories: [[Books]]`, as kepano's vault does). The notes
-found are listed, newest first when the question asks for recent ones, else by title. Only
-English questions are read as asking for a list.
+found are listed, newest first when the question asks for recent ones, else by title. A list
+is read as asked in English, German, French and Spanish; the kind's name is matched as the
+vault's language stems it ("Bücher" names a folder "Bücher" and a tag "buch").
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
@@ -25,14 +27,22 @@ from vault_agent.vault.properties import is_bookkeeping, is_filing
 LISTED = 12
 #: A listed note without text shows this many of its properties.
 ROW_PROPERTIES = 3
-#: The kinds of thing a question may ask for ("what *books* have I read?"), as it writes them.
+#: The kinds of thing a question may ask for ("what *books* have I read?"), as it writes them,
+#: in English, German, French and Spanish. Nothing more than when may follow: "...about
+#: gardening?" asks for some of them, not a list.
 _ASKS_LIST = re.compile(
-    r"^\s*(?:(?:what|which) (?:are )?(?:all )?(?:the |my )?(?P<what>[\w-]+)"
+    r"^\s*¿?(?:"
+    r"(?:what|which) (?:are )?(?:all )?(?:the |my )?(?P<en>[\w-]+)"
     r" (?:do i have|have i(?: ever)? \w+|did i \w+|are (?:there )?in my (?:notes|vault))"
-    # Nothing more than when: "...about gardening?" asks for some of them, not a list.
     r"(?: (?:to|at|in|on|with|from))?"
     r"(?: (?:recently|lately|so far|yet|this \w+|last \w+|in \d{4}))?"
-    r"|(?:list|show me|show) (?:all )?(?:of )?(?:my |the )?(?P<listed>[\w-]+))\s*[?.!]?\s*$",
+    r"|(?:list|show me|show) (?:all )?(?:of )?(?:my |the )?(?P<listed>[\w-]+)"
+    r"|welche (?P<de>[\w-]+) (?:habe ich|hatte ich|gibt es)(?: \w+)?"
+    r"|(?:liste|zeige?) (?:mir )?(?:alle )?(?:meine )?(?P<de_listed>[\w-]+)(?: auf)?"
+    r"|(?:quels|quelles) (?:sont )?(?:les |mes )?(?P<fr>[\w-]+) (?:ai-je|j'ai|avons-nous)(?: \w+)?"
+    r"|(?:liste|montre-moi) (?:tous |toutes )?(?:les |mes )?(?P<fr_listed>[\w-]+)"
+    r"|(?:qué|cuáles) (?:son )?(?:los |las |mis )?(?P<es>[\w-]+) (?:he|tengo|hay)(?: \w+)?"
+    r")\s*[?.!]?\s*$",
     re.IGNORECASE,
 )
 _RECENT = re.compile(r"\b(?:recent(?:ly)?|latest|lately|last|newest)\b", re.IGNORECASE)
@@ -55,15 +65,21 @@ def asked_kind(question: str) -> str:
     asked = _ASKS_LIST.match(question)
     if asked is None:
         return ""
-    return (asked.group("what") or asked.group("listed") or "").lower()
+    return next((kind.lower() for kind in asked.groups() if kind), "")
 
 
 def collection(question: str, kind: str, context: ToolsContext) -> Collection | None:
     """The notes of `kind` in the vault (see the module's docstring), or None when the vault
     keeps no notes of that kind."""
-    forms = _forms(kind)
-    found = _in_folder(forms, context) or _tagged(forms, context) or _typed(forms, context)
-    found = found or _linked(forms, context)
+    analyzer = context.searcher.sparse.analyzer
+    stems = tuple(analyzer.terms(kind))  # "Bücher" is a German vault's "buch"
+
+    def names(name: str) -> bool:
+        return name.lower() in forms or tuple(analyzer.terms(name)) == stems
+
+    forms = _forms(kind) | set(stems)
+    found = _in_folder(names, context) or _tagged(forms, context) or _typed(forms, context)
+    found = found or _linked(names, context)
     if found is None:
         return None
     described, notes = found
@@ -106,9 +122,11 @@ def _firsts(context: ToolsContext, only: SearchFilter) -> list[ChunkPayload]:
     return [note for note in firsts if not _TEMPLATE.search(note.file)]
 
 
-def _in_folder(forms: set[str], context: ToolsContext) -> tuple[str, list[ChunkPayload]] | None:
+def _in_folder(
+    names: Callable[[str], bool], context: ToolsContext
+) -> tuple[str, list[ChunkPayload]] | None:
     folders = {PurePosixPath(file).parent for file in context.graph.files()}
-    named = sorted(str(folder) for folder in folders if folder.name.lower() in forms)
+    named = sorted(str(folder) for folder in folders if folder.name and names(folder.name))
     if not named:
         return None
     notes = _firsts(context, SearchFilter(folders=named, sources=[VAULT_SOURCE]))
@@ -132,10 +150,12 @@ def _typed(forms: set[str], context: ToolsContext) -> tuple[str, list[ChunkPaylo
     return None
 
 
-def _linked(forms: set[str], context: ToolsContext) -> tuple[str, list[ChunkPayload]] | None:
+def _linked(
+    names: Callable[[str], bool], context: ToolsContext
+) -> tuple[str, list[ChunkPayload]] | None:
     """The notes linking to a note named like the kind ("Categories/Books.md")."""
     for file in sorted(context.graph.files()):
-        if PurePosixPath(file).stem.lower() in forms:
+        if names(PurePosixPath(file).stem):
             members = sorted(set(context.graph.backlinks(file)))
             notes = _firsts(context, SearchFilter(files=members)) if members else []
             if notes:
