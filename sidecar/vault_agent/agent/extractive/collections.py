@@ -25,6 +25,9 @@ from vault_agent.vault.properties import is_bookkeeping, is_filing
 
 #: Notes listed at most (the answer says how many more there are).
 LISTED = 12
+#: A folder or note name is stemmed to compare with the kind only when it starts with the
+#: same this many letters.
+STEM_PREFIX = 3
 #: A listed note without text shows this many of its properties.
 ROW_PROPERTIES = 3
 #: The kinds of thing a question may ask for ("what *books* have I read?"), as it writes them,
@@ -73,11 +76,15 @@ def collection(question: str, kind: str, context: ToolsContext) -> Collection | 
     keeps no notes of that kind."""
     analyzer = context.searcher.sparse.analyzer
     stems = tuple(analyzer.terms(kind))  # "Bücher" is a German vault's "buch"
+    forms = _forms(kind) | set(stems)
 
     def names(name: str) -> bool:
-        return name.lower() in forms or tuple(analyzer.terms(name)) == stems
+        # Stemming every file name of a large vault costs: only a name starting as the kind.
+        written = name.lower()
+        if written in forms:
+            return True
+        return written[:STEM_PREFIX] == kind[:STEM_PREFIX] and tuple(analyzer.terms(name)) == stems
 
-    forms = _forms(kind) | set(stems)
     found = _in_folder(names, context) or _tagged(forms, context) or _typed(forms, context)
     found = found or _linked(names, context)
     if found is None:
