@@ -23,7 +23,8 @@ CATEGORIES = {
     "Categories/Movies.md": "---\ntags: [categories]\n---\n",
     "References/Breath of the Wild.md": '---\ncategories:\n  - "[[Games]]"\nlast: 2022-04\n'
     "rating: 7\n---\n",
-    "References/Catan.md": '---\ncategories:\n  - "[[Games]]"\n---\nA board game of trading.\n',
+    "References/Catan.md": '---\ncategories:\n  - "[[Games]]"\nrating: 9\n---\n'
+    "A board game of trading.\n",
     "References/Blade Runner.md": '---\ncategories:\n  - "[[Movies]]"\n---\nSeen twice.\n',
     "Templates/Game Template.md": '---\ncategories:\n  - "[[Games]]"\nrating:\n---\n',
     "Journal/2024-02-01.md": "---\ntype: meeting\ncreated: 2024-02-01\n---\nMet Ana, roof.\n",
@@ -62,10 +63,10 @@ def categories(
         ("Quelles recettes ai-je ?", "recettes"),
         ("¿Qué libros he leído?", "libros"),
         ("Welche Bücher habe ich über Gärten gelesen?", ""),
+        ("Which books did I rate highest?", "books"),
         ("Show me all recipes.", "recipes"),
         # Some of them, or something of them, is no list.
         ("What notes do I have about gardening?", ""),
-        ("Which books did I rate highest?", ""),
         ("What tags do evergreen notes get?", ""),
         ("What are my open tasks?", ""),
         ("What did I do on Monday?", ""),
@@ -128,6 +129,19 @@ async def test_the_notes_of_a_type_are_listed_newest_first_when_asked_for_recent
     assert lines[0] == "2 notes of type meeting:", lines
     assert lines[1].startswith("- [[Journal/2024-03-05]]: Met Ben"), lines
     assert lines[2].startswith("- [[Journal/2024-02-01]]: Met Ana"), lines
+
+
+@pytest.mark.parametrize(
+    ("question", "first"),
+    [("Which games did I rate highest?", "Catan"), ("Which games did I rate lowest?", "Breath")],
+)
+async def test_the_notes_of_a_kind_ordered_by_the_property_the_question_names(
+    categories: VaultIndex, question: str, first: str
+) -> None:
+    lines = await _listed(categories, question)
+    assert lines[0] == "2 notes linking to Games, by rating:", lines
+    assert lines[1].startswith(f"- [[References/{first}"), lines
+    assert "(rating: 9)" in "".join(lines) and "(rating: 7)" in "".join(lines), lines
 
 
 @pytest.mark.parametrize(

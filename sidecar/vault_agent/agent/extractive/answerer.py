@@ -206,7 +206,7 @@ def _of_kind(plan: SearchPlan, context: ToolsContext) -> Answer | None:
         notes = [note for note in notes if days.matches(note)]
     if not notes:
         return None
-    rows = [row(note) for note in notes[:LISTED]]
+    rows = [row(note, found.ordered_by) for note in notes[:LISTED]]
     text = listing(found.described, rows, len(notes))
     return Answer(text, [ref for ref, _ in rows], plan.query, len(notes))
 

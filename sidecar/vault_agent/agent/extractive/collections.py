@@ -20,6 +20,7 @@ from pathlib import PurePosixPath
 from vault_agent.agent.citations.links import NoteRef
 from vault_agent.agent.extractive.units import split_units
 from vault_agent.agent.reader import ToolsContext
+from vault_agent.index.embed.terms import Analyzer
 from vault_agent.index.store.protocol import VAULT_SOURCE, ChunkPayload, SearchFilter
 from vault_agent.vault.properties import is_bookkeeping, is_filing
 
@@ -39,6 +40,7 @@ _ASKS_LIST = re.compile(
     r" (?:do i have|have i(?: ever)? \w+|did i \w+|are (?:there )?in my (?:notes|vault))"
     r"(?: (?:to|at|in|on|with|from))?"
     r"(?: (?:recently|lately|so far|yet|this \w+|last \w+|in \d{4}))?"
+    r"(?: (?:the )?(?:highest|lowest|best|worst|most|least))?"
     r"|(?:list|show me|show) (?:all )?(?:of )?(?:my |the )?(?P<listed>[\w-]+)"
     r"|welche (?P<de>[\w-]+) (?:habe ich|hatte ich|gibt es)(?: \w+)?"
     r"|(?:liste|zeige?) (?:mir )?(?:alle )?(?:meine )?(?P<de_listed>[\w-]+)(?: auf)?"
@@ -48,6 +50,10 @@ _ASKS_LIST = re.compile(
     r")\s*[?.!]?\s*$",
     re.IGNORECASE,
 )
+#: "Which books did I rate *highest*?": the notes ordered by the property the question names.
+_HIGHEST = re.compile(r"\b(?:highest|best|most)\b", re.IGNORECASE)
+_LOWEST = re.compile(r"\b(?:lowest|worst|least)\b", re.IGNORECASE)
+_NUMBER = re.compile(r"^-?\d+(?:\.\d+)?")
 _RECENT = re.compile(r"\b(?:recent(?:ly)?|latest|lately|last|newest)\b", re.IGNORECASE)
 #: A note whose path says it is a template (a category's template links to it too).
 _TEMPLATE = re.compile(r"template", re.IGNORECASE)
@@ -61,6 +67,8 @@ class Collection:
     """"in Recipes", "tagged #book", "of type meeting", "linking to Books"."""
     notes: list[ChunkPayload]
     """Each note's first chunk, in the order to list them."""
+    ordered_by: str = ""
+    """The property they are ordered by ("rating"), when the question asks for an order."""
 
 
 def asked_kind(question: str) -> str:
@@ -90,6 +98,10 @@ def collection(question: str, kind: str, context: ToolsContext) -> Collection | 
     if found is None:
         return None
     described, notes = found
+    ranked = _by_property(question, kind, notes, analyzer)
+    if ranked is not None:
+        key, ordered = ranked
+        return Collection(f"{described}, by {key}", ordered, key)
     if _RECENT.search(question):
         notes.sort(key=lambda note: (note.date or note.created or "", note.mtime), reverse=True)
     else:
@@ -97,8 +109,36 @@ def collection(question: str, kind: str, context: ToolsContext) -> Collection | 
     return Collection(described, notes)
 
 
-def row(note: ChunkPayload) -> tuple[NoteRef, str]:
-    """A listed note: its citation, and what follows it (its date, its first sentence)."""
+def _by_property(
+    question: str, kind: str, notes: list[ChunkPayload], analyzer: Analyzer
+) -> tuple[str, list[ChunkPayload]] | None:
+    """`notes` ordered by the number in the property the question names ("which books did I
+    *rate* highest?" and ``rating: 7``), highest or lowest first as it asks, those without
+    it left out, with the property's key; None when it asks for no order or names no
+    property they hold."""
+    highest, lowest = bool(_HIGHEST.search(question)), bool(_LOWEST.search(question))
+    if highest == lowest:
+        return None
+    asked = set(analyzer.terms(question, query=True)) - set(analyzer.terms(kind))
+    valued: list[tuple[float, ChunkPayload]] = []
+    keys: list[str] = []
+    for note in notes:
+        for line in note.properties:
+            key, _, value = line.partition(": ")
+            number = _NUMBER.match(value.strip())
+            if number and asked & set(analyzer.terms(key)):
+                valued.append((float(number.group()), note))
+                keys.append(key)
+                break
+    if not valued:
+        return None
+    valued.sort(key=lambda pair: pair[0], reverse=highest)
+    return max(set(keys), key=keys.count), [note for _, note in valued]
+
+
+def row(note: ChunkPayload, ordered_by: str = "") -> tuple[NoteRef, str]:
+    """A listed note: its citation, and what follows it (the property the list is ordered by,
+    its date, its first sentence)."""
     said = next(
         (unit.text for unit in split_units(note.body, "") if not (unit.label or unit.navigation)),
         "",
@@ -112,6 +152,10 @@ def row(note: ChunkPayload) -> tuple[NoteRef, str]:
         said = "; ".join(shown[:ROW_PROPERTIES])
     day = (note.date or note.created or "")[:10]
     facts = f" ({day})" if day and day not in note.title else ""  # "2024-03-05" says it
+    ordering = next((p for p in note.properties if p.startswith(f"{ordered_by}: ")), "")
+    if ordered_by and ordering:
+        facts = f" ({ordering})"
+        said = "" if said == ordering or ordering in said.split("; ") else said
     return NoteRef(file=note.file, title=note.title), f"{facts}: {said}" if said else facts
 
 
