@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from datetime import date
+from pathlib import Path
 from typing import TypeVar
 
 from vault_agent.agent.events import AgentEvent, DoneEvent, ErrorEvent
@@ -16,12 +18,33 @@ from vault_agent.agent.request import (
     AgentRequest,
 )
 from vault_agent.config import LlmSettings, Settings
+from vault_agent.index.embed.bm25 import Bm25Encoder
+from vault_agent.index.embed.minilm import Embedder
 from vault_agent.index.vault_index import VaultIndex
 from vault_agent.llm.model import (
     ChatModel,
 )
 
 E = TypeVar("E")
+
+
+def write_notes(vault: Path, notes: Mapping[str, str]) -> None:
+    """Each of `notes` (a vault-relative path: its markdown) written under `vault`."""
+    for name, text in notes.items():
+        (vault / name).parent.mkdir(parents=True, exist_ok=True)
+        (vault / name).write_text(text, encoding="utf-8")
+
+
+@contextmanager
+def indexed_notes(
+    root: Path, notes: Mapping[str, str], embedder: Embedder, sparse: Bm25Encoder
+) -> Iterator[VaultIndex]:
+    """`notes` written to a vault under `root` and indexed with `embedder` and `sparse`."""
+    write_notes(root / "vault", notes)
+    settings = Settings(vault=root / "vault", data_dir=root / "data")
+    with VaultIndex(settings, embedder=embedder, sparse=sparse) as index:
+        index.indexer.sync()
+        yield index
 
 
 def latest_daily(index: VaultIndex) -> date:

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from agent_helpers import ask, context_for, done_of, names, of_type
+from agent_helpers import ask, context_for, done_of, indexed_notes, names, of_type
 from conftest import EXAMPLE_VAULT
 from fake_llm import FakeTurn, fake_provider
 from vault_agent.agent.citations.links import (
@@ -33,7 +33,7 @@ from vault_agent.agent.extractive.units import Unit, split_units
 from vault_agent.agent.prompts import ActiveNote
 from vault_agent.agent.request import AgentRequest, HistoryTurn
 from vault_agent.cli.main import app
-from vault_agent.config import LlmSettings, Settings
+from vault_agent.config import LlmSettings
 from vault_agent.index.embed.bm25 import Bm25Encoder
 from vault_agent.index.embed.choose import TextModels
 from vault_agent.index.embed.minilm import MiniLmEmbedder
@@ -698,12 +698,7 @@ def changelog(
     tmp_path_factory: pytest.TempPathFactory, embedder: MiniLmEmbedder, sparse: Bm25Encoder
 ) -> Iterator[VaultIndex]:
     root = tmp_path_factory.mktemp("changelog")
-    for name, text in CHANGELOG.items():
-        (root / "vault" / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / "vault" / name).write_text(text, encoding="utf-8")
-    settings = Settings(vault=root / "vault", data_dir=root / "data")
-    with VaultIndex(settings, embedder=embedder, sparse=sparse) as index:
-        index.indexer.sync()
+    with indexed_notes(root, CHANGELOG, embedder, sparse) as index:
         yield index
 
 

@@ -8,11 +8,10 @@ from collections.abc import Iterator
 
 import pytest
 
-from agent_helpers import ask, done_of
+from agent_helpers import ask, done_of, indexed_notes
 from vault_agent.agent.extractive import ExtractiveAnswerer
 from vault_agent.agent.extractive.collections import asked_kind
 from vault_agent.agent.reader import ToolsContext
-from vault_agent.config import Settings
 from vault_agent.index.embed.bm25 import Bm25Encoder
 from vault_agent.index.embed.minilm import MiniLmEmbedder
 from vault_agent.index.vault_index import VaultIndex
@@ -41,12 +40,7 @@ def categories(
     tmp_path_factory: pytest.TempPathFactory, embedder: MiniLmEmbedder, sparse: Bm25Encoder
 ) -> Iterator[VaultIndex]:
     root = tmp_path_factory.mktemp("categories")
-    for name, text in CATEGORIES.items():
-        (root / "vault" / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / "vault" / name).write_text(text, encoding="utf-8")
-    settings = Settings(vault=root / "vault", data_dir=root / "data")
-    with VaultIndex(settings, embedder=embedder, sparse=sparse) as index:
-        index.indexer.sync()
+    with indexed_notes(root, CATEGORIES, embedder, sparse) as index:
         yield index
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_helpers import ask, done_of
+from agent_helpers import ask, done_of, write_notes
 from conftest import shared_notes
 from vault_agent.agent.extractive import NOT_COVERED, UNSURE, ExtractiveAnswerer, answerer
 from vault_agent.agent.reader import ToolsContext
@@ -105,9 +105,7 @@ def _indexed(
 ) -> Iterator[tuple[VaultIndex, ToolsContext]]:
     """`notes` written to a vault and indexed with the models `auto` picks for them."""
     vault = tmp_path / "vault"
-    for name, text in notes.items():
-        (vault / name).parent.mkdir(parents=True, exist_ok=True)
-        (vault / name).write_text(text, encoding="utf-8")
+    write_notes(vault, notes)
     settings = Settings(vault=vault, data_dir=tmp_path / "data", index={"embedding": "auto"})
     with VaultIndex(settings) as index:
         index.indexer.sync()

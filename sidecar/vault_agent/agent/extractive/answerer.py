@@ -260,9 +260,9 @@ def answer_first(
     (oldest) dated one among those that bear on it, or for a question naming several days
     the best of each day's note that answers (`sure`: how close one must be), day by day."""
     if plan.tasks_only:
-        listed = open_tasks(quotes)
-        if listed:
-            return listed
+        tasks = open_tasks(quotes)
+        if tasks:
+            return tasks
     if plan.open_tasks and kept[0].unit.open_task:  # "what's left to book for Kyoto?"
         return note_open_tasks(kept[0], kept)
     if plan.over_days:

@@ -238,7 +238,7 @@ def scored(
                 lead=lead,
                 on_day=on_day or written is not None,
                 written_day=written,
-                section=sections[place],
+                named_section=sections[place],
             )
             candidates.append(candidate)
     if exact and any(candidate.holds_exact for candidate in candidates):
@@ -298,7 +298,7 @@ def scored(
             score += KEYED_BONUS
         if candidate.lead:
             score += LEAD_BONUS
-        if candidate.section:
+        if candidate.named_section:
             score += SECTION_BONUS
         if candidate.unasked:
             score -= UNASKED_PROPERTY
@@ -313,7 +313,16 @@ def scored(
         closeness = score - lexical_weight * candidate.lexical
         on_day = candidate.on_day
         quote = Quote(
-            unit, ref, date, score, version, fits, chunk_index, closeness, on_day, candidate.section
+            unit,
+            ref,
+            date,
+            score,
+            version,
+            fits,
+            chunk_index,
+            closeness,
+            on_day,
+            candidate.named_section,
         )
         quotes.append(quote)
     return sorted(quotes, key=lambda quote: -quote.score)
@@ -367,7 +376,7 @@ class _Candidate:
     """Its note is dated a day the question names, or it writes one."""
     written_day: str | None = None
     """The day the question names that it writes ("2026-11-20"), if any."""
-    section: bool = False
+    named_section: bool = False
     """It sits in a section the question names and asks nothing more of (`_names_section`)."""
 
     def units_after(self, selected: list[Selected]) -> int:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import calendar
 import logging
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
 from functools import cache
@@ -55,28 +55,6 @@ class Relative(NamedTuple):
     question is about the past (`_ALONE`): then it is the latest one before today."""
 
 
-#: English, also when Babel fails (a question in English over any vault is common).
-_ENGLISH = {
-    "today": Relative("day", 0),
-    "yesterday": Relative("day", -1),
-    "this week": Relative("week", 0),
-    "last week": Relative("week", -1),
-    "this month": Relative("month", 0),
-    "last month": Relative("month", -1),
-    "this year": Relative("year", 0),
-    "last year": Relative("year", -1),
-    **{
-        f"{which} {calendar.day_name[number].lower()}": Relative(weekday, offset, bool(offset))
-        for number, weekday in enumerate(WEEKDAYS)
-        for which, offset in (("this", 0), ("last", -1))
-    },
-    **{
-        f"on {calendar.day_name[number].lower()}": Relative(weekday, -1, alone="en")
-        for number, weekday in enumerate(WEEKDAYS)
-    },
-}
-
-
 class Alone(NamedTuple):
     """How one language writes a weekday alone, and says it is in the past."""
 
@@ -101,6 +79,41 @@ _ALONE = {
         re.compile(r"\b(?:le|les|chaque|tous les)\s+$", re.I),
     ),
 }
+
+
+def _normal(phrase: str) -> str:
+    """Lower case, one space between words, a typographic apostrophe as typed ("aujourd'hui")."""
+    return " ".join(phrase.replace("\u2019", "'").lower().split())
+
+
+def _alone_phrases(language: str, names: Sequence[str]) -> dict[str, Relative]:
+    """The phrases of a weekday alone in `language` (`_ALONE`), from its weekdays' `names`,
+    Monday first."""
+    alone = _ALONE[language]
+    return {
+        _normal(alone.phrase.format(day=names[number])): Relative(weekday, -1, alone=language)
+        for number, weekday in enumerate(WEEKDAYS)
+    }
+
+
+#: English, also when Babel fails (a question in English over any vault is common).
+_ENGLISH = {
+    "today": Relative("day", 0),
+    "yesterday": Relative("day", -1),
+    "this week": Relative("week", 0),
+    "last week": Relative("week", -1),
+    "this month": Relative("month", 0),
+    "last month": Relative("month", -1),
+    "this year": Relative("year", 0),
+    "last year": Relative("year", -1),
+    **{
+        f"{which} {calendar.day_name[number].lower()}": Relative(weekday, offset, bool(offset))
+        for number, weekday in enumerate(WEEKDAYS)
+        for which, offset in (("this", 0), ("last", -1))
+    },
+    **_alone_phrases("en", list(calendar.day_name)),
+}
+
 
 log = logging.getLogger(__name__)
 
@@ -233,7 +246,8 @@ def _phrases_of(language: str) -> dict[str, Relative]:
 def _cldr_phrases(locale: str) -> dict[str, Relative]:
     # CLDR's date fields are in Babel's locale data; it formats with them but offers no
     # accessor (a Babel upgrade that moves them falls back to English, `_phrases`).
-    fields = Locale.parse(locale)._data["date_fields"]
+    parsed = Locale.parse(locale)
+    fields = parsed._data["date_fields"]
     last_week = _normal(fields["week"]["relative"].get(-1) or "")
     table = {}
     for field, offsets in _OFFSETS.items():
@@ -246,15 +260,10 @@ def _cldr_phrases(locale: str) -> dict[str, Relative]:
                     field in WEEKDAYS and offset < 0 and not (last_week and last_week in phrase)
                 )
                 table[phrase] = Relative(field, offset, latest)
-    alone = _ALONE.get(locale.split("_")[0])
-    if alone is not None and locale != "en":
-        names = Locale.parse(locale).days["format"]["wide"]
-        for number, weekday in enumerate(WEEKDAYS):
-            phrase = _normal(alone.phrase.format(day=names[number]))
-            table.setdefault(phrase, Relative(weekday, -1, alone=locale.split("_")[0]))
+    language = locale.split("_")[0]
+    if language in _ALONE and language != "en":  # English's are in `_ENGLISH`
+        days = parsed.days["format"]["wide"]
+        names = [days[number] for number in range(len(WEEKDAYS))]
+        for phrase, named in _alone_phrases(language, names).items():
+            table.setdefault(phrase, named)
     return table
-
-
-def _normal(phrase: str) -> str:
-    """Lower case, one space between words, a typographic apostrophe as typed ("aujourd'hui")."""
-    return " ".join(phrase.replace("\u2019", "'").lower().split())
