@@ -674,6 +674,11 @@ CHANGELOG = {
     "Billing/FAQ.md": "# Billing FAQ\n\n**Can I get my money back for the Pro plan?**\n\nYes: "
     "every purchase is refunded in full within 7 days.\n\n**Does cancelling sign me out of my "
     "devices?**\nNo. Every device stays signed in until the paid month ends.\n",
+    "Guides/Weekly review.md": "# Weekly review\n\n## Motivation\n\nI keep a review list in "
+    "my weekly note.\n\nHow can I list the notes changed since Sunday without typing the "
+    "date every week?\n\n## Short answer\n\nSearch with `modified after last "
+    "sunday` instead.\n\n## The long way\n\nType the day by hand each week, as in "
+    "`modified after 2024-05-05`.\n",
     "Recipes/Plum tart.md": "---\nlast: 2024-05-02\n---\n# Plum tart\n\n"
     + "".join(f"- Bake step {n}: bake the tart shell for {n} minutes more.\n" for n in range(30)),
     "Advice.md": "# Advice\n\n- Separate the processes of creation from improving. You can't "
@@ -875,6 +880,18 @@ async def test_a_question_in_the_notes_is_answered_by_what_follows_it(
     done = done_of(await ask(changelog, ExtractiveAnswerer(), question))
     first = done.answer.splitlines()[0]
     assert "No. Every device stays signed in until the paid month ends." in first, done.answer
+
+
+async def test_a_question_closing_its_section_is_answered_by_the_next_one(
+    changelog: VaultIndex,
+) -> None:
+    # A how-to page asks its question at the end of one section and answers it at the start
+    # of the next ("## Motivation ... How can I...? / ## Short answer").
+    question = "How do I list the notes changed since Sunday without typing the date every week?"
+    done = done_of(await ask(changelog, ExtractiveAnswerer(), question))
+    first = done.answer.splitlines()[0]
+    assert first.startswith("Search with `modified after last sunday` instead."), done.answer
+    assert first.endswith("[[Guides/Weekly review#Short answer]]"), done.answer
 
 
 async def test_an_amount_the_notes_never_state_is_not_covered(changelog: VaultIndex) -> None:

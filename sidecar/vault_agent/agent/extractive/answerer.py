@@ -327,7 +327,7 @@ def _answered(quote: Quote, quotes: list[Quote]) -> Quote:
         or wide_chars(reply) >= ANSWER_WIDE_CHARS
     ):
         return quote
-    after = _next(quote, quotes)
+    after = _next(quote, quotes, across=not reply)
     if after is None:
         return quote
     if not reply:  # the question alone: what follows answers it
@@ -335,13 +335,16 @@ def _answered(quote: Quote, quotes: list[Quote]) -> Quote:
     return replace(quote, unit=replace(quote.unit, text=f"{quote.unit.text} {after.unit.text}"))
 
 
-def _next(quote: Quote, quotes: list[Quote]) -> Quote | None:
-    """The unit right after `quote` in its section, if it was scored."""
+def _next(quote: Quote, quotes: list[Quote], across: bool = False) -> Quote | None:
+    """The unit right after `quote` in its section, if it was scored; `across` a heading too
+    (a question closing its section, "How can I write this without a fixed date?", is
+    answered by the next one's opening: "## tl;dr / Use `due before in 7 days`.")."""
     after = (
         q
         for q in quotes
-        if q.ref == quote.ref
-        and q.unit.heading == quote.unit.heading
+        if q.ref.file == quote.ref.file
+        and (q.ref == quote.ref or across)
+        and q.chunk == quote.chunk
         and q.unit.position == quote.unit.position + 1
     )
     return next(after, None)
