@@ -116,6 +116,20 @@ async def test_a_day_relative_to_today_is_answered_from_that_days_note(
     assert done.answer.startswith(NOT_COVERED), done.answer
 
 
+async def test_a_month_alone_is_answered_day_by_day_from_its_notes(
+    agent_index: VaultIndex,
+) -> None:
+    # "In October", asked of the past on 12 November 2026: October 2026's daily notes, each
+    # a dated line, in date order; no November day.
+    context = context_for(agent_index, date(2026, 11, 12))
+    question = "What did I do in October?"
+    done = done_of(await ask(agent_index, ExtractiveAnswerer(), question, context=context))
+    first = done.answer.split("\n\n")[0].splitlines()
+    days = [line[:10] for line in first]
+    assert len(first) > 1 and days == sorted(days), done.answer
+    assert all(day.startswith("2026-10-") for day in days), done.answer
+
+
 @pytest.mark.parametrize(
     ("question", "opening"),
     [

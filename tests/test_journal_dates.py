@@ -94,6 +94,14 @@ def test_a_month_finds_its_days_and_is_no_missing_name(journal: VaultIndex) -> N
     assert not confidence.low and confidence.missing_names == ()
 
 
+def test_a_month_alone_asked_of_the_past_is_the_latest_one(journal: VaultIndex) -> None:
+    # The journal holds two Marches (2023 and 2024); today is 8 January 2025.
+    march = days_found(journal, "What did I do in March?")
+    assert march and all(day.startswith("2024-03-") for day in march), march
+    december = days_found(journal, "Where did I go in December?")
+    assert december and all(day.startswith("2024-12-") for day in december), december
+
+
 def test_days_relative_to_today(journal: VaultIndex) -> None:
     # The journal's last week: Monday 30 December 2024 to Sunday 5 January 2025.
     last_week = days_found(journal, "What did I do last week?")
@@ -197,6 +205,13 @@ def test_a_question_naming_hundreds_of_days_looks_up_a_dozen(
         ("Was mache ich am Montag?", ("de",), set()),
         ("Qu'ai-je fait lundi ?", ("fr",), {"2026-11-23"}),
         ("Que fais-je le lundi ?", ("fr",), set()),  # "le lundi": every Monday
+        # So is a month alone: the latest one, this one while it lasts, last year's after it.
+        ("What did I do in March?", ("en",), {"2026-03"}),
+        ("Where did I go in November?", ("en",), {"2026-11"}),
+        ("What did I plant in December?", ("en",), {"2025-12"}),
+        ("What do I plant in March?", ("en",), set()),
+        ("Was habe ich im März gemacht?", ("de",), {"2026-03"}),
+        ("Qu'ai-je fait en mars ?", ("fr",), {"2026-03"}),
         ("What did I do in March 2024?", ("en",), {"2024-03"}),
         ("¿Qué hice en noviembre de 2024?", ("es",), {"2024-11"}),
         # A month alone may be any year's, or part of a name: it names no date.

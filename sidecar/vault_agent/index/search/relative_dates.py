@@ -7,7 +7,8 @@ day before; this and last week, month and year; this and last Monday to Sunday. 
 alone is read where a question's tense says it is about the past, in English, German and
 French ("what did I do on Monday?", "was habe ich am Montag gemacht?", "qu'ai-je fait lundi ?":
 the latest Monday before today): "every Monday", "on Mondays", "le lundi" or "what do I do on
-Monday?" name no one day. Only those languages: one
+Monday?" name no one day. So is a month alone ("what did I do in March?", "im März", "en
+mars": the latest March, this one while it lasts); "in March 2024" names its year. Only those languages: one
 language's word for yesterday is another's for here (French and German "hier"). The future is
 left out: no note is written yet, and CLDR's "tomorrow" is also "morning" in German ("morgen")
 and Spanish ("mañana"). A week runs Monday to Sunday, as ISO 8601 counts it.
@@ -56,7 +57,7 @@ class Relative(NamedTuple):
 
 
 class Alone(NamedTuple):
-    """How one language writes a weekday alone, and says it is in the past."""
+    """How one language writes a weekday or a month alone, and says it is in the past."""
 
     phrase: str
     """The phrase, around the weekday's name ("am {day}")."""
@@ -64,21 +65,34 @@ class Alone(NamedTuple):
     """Words only a question about the past holds ("did", "habe", "ai")."""
     habit: re.Pattern[str] | None = None
     """What, right before the phrase, makes it a habit ("le lundi": on Mondays)."""
+    month: str = ""
+    """The phrase around a month's name ("im {month}")."""
 
 
 #: A weekday alone is read where its tense is: "what *did* I do on Monday?", "was *habe* ich
 #: am Montag gemacht?", "qu'*ai*-je fait lundi ?" ("le lundi" is every Monday).
 _ALONE = {
-    "en": Alone("on {day}", re.compile(r"\b(?:did|was|were|had|happened|went|met)\b", re.I)),
+    "en": Alone(
+        "on {day}",
+        re.compile(r"\b(?:did|was|were|had|happened|went|met)\b", re.I),
+        month="in {month}",
+    ),
     "de": Alone(
-        "am {day}", re.compile(r"\b(?:habe|hast|hat|haben|hatte|hatten|war|waren)\b", re.I)
+        "am {day}",
+        re.compile(r"\b(?:habe|hast|hat|haben|hatte|hatten|war|waren)\b", re.I),
+        month="im {month}",
     ),
     "fr": Alone(
         "{day}",
         re.compile(r"\b(?:ai|as|avons|avez|ont|étais|était|étaient)\b", re.I),
         re.compile(r"\b(?:le|les|chaque|tous les)\s+$", re.I),
+        month="en {month}",
     ),
 }
+#: A month alone followed by a year ("in March 2024") is that year's (`hints.py` reads it).
+_YEAR_AFTER = re.compile(r"^[\s,]*\d{4}\b")
+#: CLDR-style fields of the months alone: "m01" to "m12".
+MONTHS = tuple(f"m{number:02d}" for number in range(1, 13))
 
 
 def _normal(phrase: str) -> str:
@@ -86,14 +100,21 @@ def _normal(phrase: str) -> str:
     return " ".join(phrase.replace("\u2019", "'").lower().split())
 
 
-def _alone_phrases(language: str, names: Sequence[str]) -> dict[str, Relative]:
-    """The phrases of a weekday alone in `language` (`_ALONE`), from its weekdays' `names`,
-    Monday first."""
+def _alone_phrases(
+    language: str, names: Sequence[str], months: Sequence[str] = ()
+) -> dict[str, Relative]:
+    """The phrases of a weekday or a month alone in `language` (`_ALONE`), from its weekdays'
+    `names`, Monday first, and its `months`' names, January first."""
     alone = _ALONE[language]
-    return {
+    table = {
         _normal(alone.phrase.format(day=names[number])): Relative(weekday, -1, alone=language)
         for number, weekday in enumerate(WEEKDAYS)
     }
+    for number, name in enumerate(months):
+        table[_normal(alone.month.format(month=name))] = Relative(
+            MONTHS[number], -1, alone=language
+        )
+    return table
 
 
 #: English, also when Babel fails (a question in English over any vault is common).
@@ -111,7 +132,7 @@ _ENGLISH = {
         for number, weekday in enumerate(WEEKDAYS)
         for which, offset in (("this", 0), ("last", -1))
     },
-    **_alone_phrases("en", list(calendar.day_name)),
+    **_alone_phrases("en", list(calendar.day_name), list(calendar.month_name)[1:]),
 }
 
 
@@ -137,6 +158,8 @@ def relative_periods(
         named = phrases[_normal(match.group())]
         if named.alone and not _in_past(question, match.start(), _ALONE[named.alone]):
             continue  # "what do I do on Monday?", "le lundi": a routine, no one day
+        if named.field in MONTHS and _YEAR_AFTER.match(question[match.end() :]):
+            continue  # "in March 2024" names its year
         try:
             found += _periods(named, today)
         except (ValueError, OverflowError):  # "last year" in year 1: off the calendar
@@ -175,6 +198,10 @@ def _with_english(languages: Collection[str]) -> frozenset[str]:
 
 def _periods(named: Relative, today: date) -> list[Period]:
     field, offset, latest, alone = named
+    if field in MONTHS:  # "what did I do in March?": the latest March, this one if it is
+        month = MONTHS.index(field) + 1
+        first = date(today.year - (month > today.month), month, 1)
+        return [Period(first, month_end(first))]
     if field not in WEEKDAYS:
         return [_period(field, offset, today)]
     weekday = WEEKDAYS.index(field)
@@ -264,6 +291,8 @@ def _cldr_phrases(locale: str) -> dict[str, Relative]:
     if language in _ALONE and language != "en":  # English's are in `_ENGLISH`
         days = parsed.days["format"]["wide"]
         names = [days[number] for number in range(len(WEEKDAYS))]
-        for phrase, named in _alone_phrases(language, names).items():
+        wide = parsed.months["format"]["wide"]
+        months = [wide[number] for number in range(1, 13)]
+        for phrase, named in _alone_phrases(language, names, months).items():
             table.setdefault(phrase, named)
     return table
