@@ -8,10 +8,10 @@ alone is read where a question's tense says it is about the past, in English, Ge
 French ("what did I do on Monday?", "was habe ich am Montag gemacht?", "qu'ai-je fait lundi ?":
 the latest Monday before today): "every Monday", "on Mondays", "le lundi" or "what do I do on
 Monday?" name no one day. So is a month alone ("what did I do in March?", "im März", "en
-mars": the latest March, this one while it lasts); "in March 2024" names its year. Only those languages: one
-language's word for yesterday is another's for here (French and German "hier"). The future is
-left out: no note is written yet, and CLDR's "tomorrow" is also "morning" in German ("morgen")
-and Spanish ("mañana"). A week runs Monday to Sunday, as ISO 8601 counts it.
+mars": the latest March, this one while it lasts); "in March 2024" names its year. Only those
+languages: one language's word for yesterday is another's for here (French and German "hier").
+The future is left out: no note is written yet, and CLDR's "tomorrow" is also "morning" in
+German ("morgen") and Spanish ("mañana"). A week runs Monday to Sunday, as ISO 8601 counts it.
 """
 
 from __future__ import annotations
