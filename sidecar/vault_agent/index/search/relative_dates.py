@@ -52,8 +52,9 @@ class Relative(NamedTuple):
     offset: int
     latest: bool = False
     alone: str = ""
-    """For a weekday alone ("on Monday", "am Montag"), the language whose tense says the
-    question is about the past (`_ALONE`): then it is the latest one before today."""
+    """For a weekday or a month alone ("on Monday", "am Montag", "in March"), the language
+    whose tense says the question is about the past (`_ALONE`): then it is the latest one
+    (a weekday before today; a month up to this one)."""
 
 
 class Alone(NamedTuple):
@@ -69,8 +70,9 @@ class Alone(NamedTuple):
     """The phrase around a month's name ("im {month}")."""
 
 
-#: A weekday alone is read where its tense is: "what *did* I do on Monday?", "was *habe* ich
-#: am Montag gemacht?", "qu'*ai*-je fait lundi ?" ("le lundi" is every Monday).
+#: A weekday or a month alone is read where its tense is: "what *did* I do on Monday?", "was
+#: *habe* ich am Montag gemacht?", "qu'*ai*-je fait lundi ?" ("le lundi" is every Monday),
+#: "what *did* I do in March?".
 _ALONE = {
     "en": Alone(
         "on {day}",
