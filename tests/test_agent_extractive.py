@@ -116,6 +116,18 @@ async def test_a_day_relative_to_today_is_answered_from_that_days_note(
     assert done.answer.startswith(NOT_COVERED), done.answer
 
 
+async def test_asked_to_summarize_a_note_the_answer_is_that_note(
+    agent_index: VaultIndex,
+) -> None:
+    # Not the Reading List's "Something about Kyoto gardens before the Kyoto Trip": the note
+    # named is the subject, "summarize my notes on" only asks for an account of it.
+    question = "Summarize my notes on the Kyoto trip"
+    done = done_of(await ask(agent_index, ExtractiveAnswerer(), question))
+    first = done.answer.split("\n\n")[0].splitlines()
+    assert all(line.endswith("[[Projects/Kyoto Trip]]") for line in first), done.answer
+    assert any(line.startswith("Ten days in Kansai with Tomás") for line in first), done.answer
+
+
 async def test_a_month_alone_is_answered_day_by_day_from_its_notes(
     agent_index: VaultIndex,
 ) -> None:

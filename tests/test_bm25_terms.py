@@ -124,6 +124,19 @@ def test_query_and_document_vectors_share_their_terms() -> None:
     assert query.values == [1.0] * len(query.indices)
 
 
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Summarize my notes on the Kyoto trip",
+        "Give me an overview of the Kyoto trip",
+        "What did I write about the Kyoto trip?",
+    ],
+)
+def test_words_asking_for_an_account_name_no_subject(english: Analyzer, question: str) -> None:
+    # "Summarize", "overview", "write": what is asked is an account of the trip.
+    assert english.subject_terms(question, query=True) == ["kyoto", "trip"]
+
+
 def test_function_words_are_dropped_and_generic_words_kept_but_weak(english: Analyzer) -> None:
     terms = english.terms("When was the very first release, and what date did I buy it?")
     assert {"first", "date", "buy", "releas"} <= set(terms)  # people search by these
