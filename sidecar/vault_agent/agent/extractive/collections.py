@@ -1,5 +1,5 @@
 """Questions asking for the notes of one kind: "what books have I read?", "which recipes do I
-have?", "list my meetings".
+have?", "list my meetings", "what's in my inbox?".
 
 Search ranks passages by how close they come to the question; such a question wants every note
 of a kind, whatever its words. A vault says which notes are of a kind in one of four ways, looked
@@ -42,6 +42,10 @@ _ASKS_LIST = re.compile(
     r"(?: (?:recently|lately|so far|yet|this \w+|last \w+|in \d{4}))?"
     r"(?: (?:the )?(?:highest|lowest|best|worst|most|least))?"
     r"|(?:list|show me|show) (?:all )?(?:of )?(?:my |the )?(?P<listed>[\w-]+)"
+    r"|what(?:'s| is) in (?:my |the )(?P<en_in>[\w-]+)(?: folder)?"
+    r"|was (?:ist|liegt) in meinem (?P<de_in>[\w-]+)(?:-?ordner)?"
+    r"|qu'(?:y a-t-il|est-ce qu'il y a) dans (?:mon |ma |le |la )(?P<fr_in>[\w-]+)"
+    r"|qué hay en (?:mi |el |la )(?P<es_in>[\w-]+)"
     r"|welche (?P<de>[\w-]+) (?:habe ich|hatte ich|gibt es)(?: \w+)?"
     r"|(?:liste|zeige?) (?:mir )?(?:alle )?(?:meine )?(?P<de_listed>[\w-]+)(?: auf)?"
     r"|(?:quels|quelles) (?:sont )?(?:les |mes )?(?P<fr>[\w-]+) (?:ai-je|j'ai|avons-nous)(?: \w+)?"
