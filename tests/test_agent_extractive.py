@@ -449,6 +449,13 @@ def test_a_question_asking_what_is_still_to_do_is_read_in_many_languages(
             "Goals for Q4 2026",
             ["Replace the nightly", "Cut false-positive", "Dashboard loads"],
         ),
+        # A generic word ("made") asks nothing more; the section's units all answer, also
+        # those reading further from the question than "Decided at the ... meeting".
+        (
+            "What decisions were made about the garden irrigation?",
+            "Decision",
+            ["We decided on drip lines", "Rainwater tanks", "Decided at the", "Dan orders"],
+        ),
     ],
 )
 async def test_a_question_naming_a_section_is_answered_by_what_it_says(

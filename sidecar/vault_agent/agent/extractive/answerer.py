@@ -175,7 +175,7 @@ def answer(plan: SearchPlan, context: ToolsContext) -> Answer:
         return Answer(absent(closest), closest, plan.query, len(passages))
     first = answer_first(quotes, kept, plan, calibration.sentence_sure)
     if first[0].named_section:  # "what went badly in the retro?": what its section says
-        first = section_units(first[0], kept) or first
+        first = section_units(first[0], quotes) or first
     elif plan.how_to and asks_whole(plan, first[0], context):  # the steps, in order
         first = with_steps(first, passages)
     kept += [quote for quote in first if quote not in kept]

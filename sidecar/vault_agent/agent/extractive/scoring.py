@@ -216,7 +216,9 @@ def scored(
                 place_terms[place] = set(analyzer.terms(f"{chunk.title} {unit.heading}"))
             context_terms = terms | place_terms[place]
             if place not in sections:
-                sections[place] = _names_section(question_terms, chunk, unit.heading, analyzer)
+                sections[place] = _names_section(
+                    question_terms, own_terms, chunk, unit.heading, analyzer
+                )
             shared = len(wanted & context_terms) / math.sqrt(len(wanted) or 1)
             # The names the question asks about (a version, an identifier) must be where the
             # quote is: a sentence about v1.7 does not answer a question about v1.13.0.
@@ -453,13 +455,19 @@ def _date_of(chunk: ChunkPayload) -> str | None:
 
 
 def _names_section(
-    question_terms: set[str], chunk: ChunkPayload, heading: str, analyzer: Analyzer
+    question_terms: set[str],
+    own_terms: set[str],
+    chunk: ChunkPayload,
+    heading: str,
+    analyzer: Analyzer,
 ) -> bool:
-    """True when the question (its terms) names the section `heading` of `chunk`'s note and
-    asks nothing more: every word of the section's heading is the question's, and every word
-    of the question is the heading's or the note's ("what went well in the retro?" of
-    "Tidepool Retro > Went well": generic words count, they are all a heading has; "what are
-    the goals for Q4?" of "Goals for Q4 2026"). The note's own title heading is no section."""
+    """True when the question (its terms; `own_terms`: those of them not generic) names the
+    section `heading` of `chunk`'s note and asks nothing more: every word of the section's
+    heading is the question's, and every word of the question but a generic one is the
+    heading's or the note's ("what went well in the retro?" of "Tidepool Retro > Went well":
+    generic words count in the heading, they are all a heading has; "what are the goals for
+    Q4?" of "Goals for Q4 2026"; "what decisions were *made* about the irrigation?" of
+    "Garden Irrigation > Decision"). The note's own title heading is no section."""
     section = _last(heading)
     if not section or section == chunk.title:
         return False
@@ -467,7 +475,7 @@ def _names_section(
     named = {term for term in analyzer.terms(section) if not term.isdigit()}
     if not named or not named <= question_terms:
         return False
-    return question_terms <= set(analyzer.terms(" ".join([chunk.title, *chunk.aliases, heading])))
+    return own_terms <= set(analyzer.terms(" ".join([chunk.title, *chunk.aliases, heading])))
 
 
 def written_day(text: str, days: Collection[str]) -> str | None:
