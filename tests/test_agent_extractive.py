@@ -456,6 +456,12 @@ def test_a_question_asking_what_is_still_to_do_is_read_in_many_languages(
             "Decision",
             ["We decided on drip lines", "Rainwater tanks", "Decided at the", "Dan orders"],
         ),
+        # The note's folder says what it is ("Meetings/"): "the planning meeting" names it.
+        (
+            "What are the action items from the planning meeting?",
+            "Action items",
+            ["Maya: cut-over plan", "Me: change alert rules", "Priya: ask the research team"],
+        ),
     ],
 )
 async def test_a_question_naming_a_section_is_answered_by_what_it_says(

@@ -14,6 +14,7 @@ import math
 import re
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, replace
+from pathlib import PurePosixPath
 
 import numpy as np
 
@@ -467,7 +468,9 @@ def _names_section(
     heading's or the note's ("what went well in the retro?" of "Tidepool Retro > Went well":
     generic words count in the heading, they are all a heading has; "what are the goals for
     Q4?" of "Goals for Q4 2026"; "what decisions were *made* about the irrigation?" of
-    "Garden Irrigation > Decision"). The note's own title heading is no section."""
+    "Garden Irrigation > Decision"; "the action items from the planning meeting?" of
+    "Meetings/2026-10-29 Tidepool Planning > Action items"). The note's own title heading is
+    no section."""
     section = _last(heading)
     if not section or section == chunk.title:
         return False
@@ -475,7 +478,11 @@ def _names_section(
     named = {term for term in analyzer.terms(section) if not term.isdigit()}
     if not named or not named <= question_terms:
         return False
-    return own_terms <= set(analyzer.terms(" ".join([chunk.title, *chunk.aliases, heading])))
+    # The note's folder says what it is too: "the planning *meeting*" of "Meetings/...".
+    folder = PurePosixPath(chunk.file).parent.name
+    return own_terms <= set(
+        analyzer.terms(" ".join([chunk.title, *chunk.aliases, heading, folder]))
+    )
 
 
 def written_day(text: str, days: Collection[str]) -> str | None:
