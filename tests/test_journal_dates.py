@@ -212,11 +212,21 @@ def test_a_question_naming_hundreds_of_days_looks_up_a_dozen(
         ("What do I plant in March?", ("en",), set()),
         ("Was habe ich im März gemacht?", ("de",), {"2026-03"}),
         ("Qu'ai-je fait en mars ?", ("fr",), {"2026-03"}),
+        # Spanish, Italian and Dutch, where an auxiliary or a common past form says so.
+        ("¿Qué hice el lunes?", ("es",), {"2026-11-23"}),
+        ("¿Qué hago los lunes?", ("es",), set()),
+        ("¿Qué hice en marzo?", ("es",), {"2026-03"}),
+        ("Cosa ho fatto lunedì?", ("it",), {"2026-11-23"}),
+        ("Cosa faccio il lunedì?", ("it",), set()),
+        ("Cosa ho fatto a marzo?", ("it",), {"2026-03"}),
+        ("Wat heb ik maandag gedaan?", ("nl",), {"2026-11-23"}),
+        ("Wat doe ik elke maandag?", ("nl",), set()),
+        ("Wat heb ik in maart gedaan?", ("nl",), {"2026-03"}),
         ("What did I do in March 2024?", ("en",), {"2024-03"}),
         ("¿Qué hice en noviembre de 2024?", ("es",), {"2024-11"}),
-        # A month alone may be any year's, or part of a name: it names no date.
+        # A month alone not asked of the past, or part of a name, names no date.
         ("What was the theme of the 2022 Obsidian October event?", ("en",), set()),
-        ("¿Qué hice en noviembre?", ("es",), set()),
+        ("¿Qué hago en noviembre?", ("es",), set()),  # a routine, no one November
         ("what happened in 2024-03", ("en",), {"2024-03"}),
         ("2024年3月做了什么", ("zh",), {"2024-03"}),
         # "may" is a word before it is a month; with a year it is one.

@@ -4,14 +4,16 @@ A journal is asked about its days as people speak of them: "what did I do yester
 I meet last week?". The phrases come from CLDR's relative date fields, through Babel (the
 library made for CLDR's data), in the vault's languages and English: today, yesterday and the
 day before; this and last week, month and year; this and last Monday to Sunday. A weekday
-alone is read where a question's tense says it is about the past, in English, German and
-French ("what did I do on Monday?", "was habe ich am Montag gemacht?", "qu'ai-je fait lundi ?":
+alone is read where a question's tense says it is about the past, in English, German,
+French, Spanish, Italian and Dutch ("what did I do on Monday?", "was habe ich am Montag
+gemacht?", "qu'ai-je fait lundi ?", "¿qué hice el lunes?", "cosa ho fatto lunedì?":
 the latest Monday before today): "every Monday", "on Mondays", "le lundi" or "what do I do on
 Monday?" name no one day. So is a month alone ("what did I do in March?", "im März", "en
-mars": the latest March, this one while it lasts); "in March 2024" names its year. Only those
-languages: one language's word for yesterday is another's for here (French and German "hier").
-The future is left out: no note is written yet, and CLDR's "tomorrow" is also "morning" in
-German ("morgen") and Spanish ("mañana"). A week runs Monday to Sunday, as ISO 8601 counts it.
+mars", "en marzo": the latest March, this one while it lasts); "in March 2024" names its year.
+Only those languages: one language's word for yesterday is another's for here (French and
+German "hier"). The future is left out: no note is written yet, and CLDR's "tomorrow" is also
+"morning" in German ("morgen") and Spanish ("mañana"). A week runs Monday to Sunday, as ISO
+8601 counts it.
 """
 
 from __future__ import annotations
@@ -90,9 +92,33 @@ _ALONE = {
         re.compile(r"\b(?:le|les|chaque|tous les)\s+$", re.I),
         month="en {month}",
     ),
+    # Spanish and Italian write the past with an auxiliary or a common irregular form ("qué
+    # *hice* el lunes?", "cosa *ho* fatto lunedì?"); Italian "è" is also the present's "is".
+    "es": Alone(
+        "el {day}",
+        re.compile(
+            r"\b(?:he|has|ha|hemos|habéis|han|había|habías|habíamos|habían|hice|hiciste|hizo|"
+            r"hicimos|fui|fuiste|fue|fuimos|estuve|estuvo|tuve|tuvo)\b",
+            re.I,
+        ),
+        month="en {month}",
+    ),
+    "it": Alone(
+        "{day}",
+        re.compile(r"\b(?:ho|hai|ha|abbiamo|avete|hanno|sono stat[oaie]|ero|era|erano)\b", re.I),
+        re.compile(r"\b(?:il|i|ogni|tutti i)\s+$", re.I),
+        month="a {month}",
+    ),
+    "nl": Alone(
+        "{day}",
+        re.compile(r"\b(?:heb|hebt|heeft|hebben|had|hadden|was|waren)\b", re.I),
+        re.compile(r"\b(?:elke|iedere)\s+$", re.I),
+        month="in {month}",
+    ),
 }
-#: A month alone followed by a year ("in March 2024") is that year's (`hints.py` reads it).
-_YEAR_AFTER = re.compile(r"^[\s,]*\d{4}\b")
+#: A month alone followed by a year ("in March 2024", "en noviembre de 2024") is that year's
+#: (`hints.py` reads it).
+_YEAR_AFTER = re.compile(r"^[\s,]*(?:(?:de|del|di|van)\s+)?\d{4}\b", re.IGNORECASE)
 #: CLDR-style fields of the months alone: "m01" to "m12".
 MONTHS = tuple(f"m{number:02d}" for number in range(1, 13))
 
