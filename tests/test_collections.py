@@ -32,6 +32,9 @@ CATEGORIES = {
     "Bücher/Der Zauberberg.md": "Von Thomas Mann.\n",
     "Bücher/Effi Briest.md": "Von Theodor Fontane.\n",
     "Lectures/Vendredi.md": "---\ntags: [livre]\n---\nDe Michel Tournier.\n",
+    # An inbox kept as one note, which daily notes link to.
+    "Inbox.md": "# Inbox\n\n- Call the plumber about the garden tap\n- Return the ladder\n",
+    "Journal/2024-03-07.md": "Sorted the shed. Loose ends in [[Inbox]].\n",
 }
 
 
@@ -167,3 +170,16 @@ async def test_a_kind_the_vault_does_not_keep_is_answered_as_any_question(
 ) -> None:
     lines = await _listed(categories, "What podcasts have I listened to?")
     assert not re.match(r"\d+ notes? ", lines[0]), lines  # no list: the vault keeps none
+
+
+async def test_what_a_note_holds_is_asked_of_it_not_of_the_notes_linking_to_it(
+    categories: VaultIndex,
+) -> None:
+    # "What's in my inbox?" of an Inbox note the journal links to: its items, not the list
+    # of the notes that link to it (as "what games have I played?" lists a category's).
+    lines = await _listed(categories, "What's in my inbox?")
+    assert lines[:3] == [
+        "Inbox holds:",
+        "- Call the plumber about the garden tap [[Inbox]]",
+        "- Return the ladder [[Inbox]]",
+    ], lines

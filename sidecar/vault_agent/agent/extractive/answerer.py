@@ -19,8 +19,14 @@ from typing import Any
 
 from vault_agent.agent.citations.links import NoteRef
 from vault_agent.agent.extractive.amounts import holds_amount
-from vault_agent.agent.extractive.collections import LISTED, collection, row
-from vault_agent.agent.extractive.compose import NOTHING, absent, compose, listing
+from vault_agent.agent.extractive.collections import (
+    LISTED,
+    asks_contents,
+    collection,
+    held_by_note,
+    row,
+)
+from vault_agent.agent.extractive.compose import NOTHING, absent, compose, holding, listing
 from vault_agent.agent.extractive.lists import (
     TASK_PASSAGES,
     asks_whole,
@@ -195,11 +201,12 @@ def answer(plan: SearchPlan, context: ToolsContext) -> Answer:
 
 
 def _of_kind(plan: SearchPlan, context: ToolsContext) -> Answer | None:
-    """The notes of the kind `plan` asks for (those of the days it names, if any), listed;
-    None when the vault keeps none of that kind."""
+    """The notes of the kind `plan` asks for (those of the days it names, if any), listed, or
+    what the note it names holds ("what's in my inbox?"); None when the vault keeps none of
+    that kind."""
     found = collection(plan.question, plan.kind, context)
     if found is None:
-        return None
+        return _held(plan, context) if asks_contents(plan.question) else None
     notes = found.notes
     if plan.days:  # "what movies did I watch in 2023?"
         days = QueryHints(dates=plan.days)
@@ -209,6 +216,27 @@ def _of_kind(plan: SearchPlan, context: ToolsContext) -> Answer | None:
     rows = [row(note, found.ordered_by) for note in notes[:LISTED]]
     text = listing(found.described, rows, len(notes))
     return Answer(text, [ref for ref, _ in rows], plan.query, len(notes))
+
+
+def _held(plan: SearchPlan, context: ToolsContext) -> Answer | None:
+    """What the note `plan` asks the contents of holds, its units in order, each cited to
+    its heading; None when no note is so named, or it holds nothing to quote."""
+    held = held_by_note(plan.kind, context)
+    if held is None or not held[1]:
+        return None
+    note, units = held
+    rows = [
+        (
+            note.model_copy(update={"heading": "" if unit.heading == note.title else unit.heading}),
+            unit.text,
+        )
+        for unit in units[:LISTED]
+    ]
+    seen: list[NoteRef] = []
+    for ref, _ in rows:
+        if ref not in seen:
+            seen.append(ref)
+    return Answer(holding(note, rows, len(units)), seen, plan.query, 1)
 
 
 def _stands_out(best: Quote, quotes: list[Quote]) -> bool:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from vault_agent.agent.citations.links import NoteRef
-from vault_agent.agent.extractive.units import split_units
+from vault_agent.agent.extractive.units import Unit, split_units
 from vault_agent.agent.reader import ToolsContext
 from vault_agent.index.embed.terms import Analyzer
 from vault_agent.index.store.protocol import VAULT_SOURCE, ChunkPayload, SearchFilter
@@ -83,22 +83,24 @@ def asked_kind(question: str) -> str:
     return next((kind.lower() for kind in asked.groups() if kind), "")
 
 
+def asks_contents(question: str) -> bool:
+    """True when `question` asks what something holds ("what's in my inbox?"): a note named
+    so is asked about itself, not as a category its members link to."""
+    asked = _ASKS_LIST.match(question)
+    return asked is not None and any(
+        value for name, value in asked.groupdict().items() if name.endswith("_in")
+    )
+
+
 def collection(question: str, kind: str, context: ToolsContext) -> Collection | None:
     """The notes of `kind` in the vault (see the module's docstring), or None when the vault
     keeps no notes of that kind."""
     analyzer = context.searcher.sparse.analyzer
-    stems = tuple(analyzer.terms(kind))  # "Bücher" is a German vault's "buch"
-    forms = _forms(kind) | set(stems)
-
-    def names(name: str) -> bool:
-        # Stemming every file name of a large vault costs: only a name starting as the kind.
-        written = name.lower()
-        if written in forms:
-            return True
-        return written[:STEM_PREFIX] == kind[:STEM_PREFIX] and tuple(analyzer.terms(name)) == stems
-
+    forms = _forms(kind) | set(analyzer.terms(kind))
+    names = _namer(kind, analyzer)
     found = _in_folder(names, context) or _tagged(forms, context) or _typed(forms, context)
-    found = found or _linked(names, context)
+    if not asks_contents(question):  # "what's in my inbox?" of Inbox.md: what it says
+        found = found or _linked(names, context)
     if found is None:
         return None
     described, notes = found
@@ -111,6 +113,49 @@ def collection(question: str, kind: str, context: ToolsContext) -> Collection | 
     else:
         notes.sort(key=lambda note: note.title.lower())
     return Collection(described, notes)
+
+
+def held_by_note(kind: str, context: ToolsContext) -> tuple[NoteRef, list[Unit]] | None:
+    """The note named `kind` ("what's in my inbox?" of `Inbox.md`) and what it holds: its
+    units in order, links-only lists and labels left out; None when no note is so named."""
+    names = _namer(kind, context.searcher.sparse.analyzer)
+    files = sorted(
+        file
+        for file in context.graph.files()
+        if file.endswith(".md") and names(PurePosixPath(file).stem)
+    )
+    if not files:
+        return None
+    chunks = sorted(context.store.scroll(SearchFilter(files=files[:1])), key=_chunk_order)
+    if not chunks:
+        return None
+    units = [
+        unit
+        for chunk in chunks
+        for unit in split_units(chunk.body, chunk.heading)
+        if not (unit.navigation or unit.label)
+    ]
+    return NoteRef(file=chunks[0].file, title=chunks[0].title), units
+
+
+def _chunk_order(chunk: ChunkPayload) -> int:
+    return chunk.chunk_index
+
+
+def _namer(kind: str, analyzer: Analyzer) -> Callable[[str], bool]:
+    """Whether a folder or note name names `kind`: as written, in another number ("books",
+    "Book"), or as the vault's language stems it ("Bücher" is a German vault's "buch")."""
+    stems = tuple(analyzer.terms(kind))
+    forms = _forms(kind) | set(stems)
+
+    def names(name: str) -> bool:
+        # Stemming every file name of a large vault costs: only a name starting as the kind.
+        written = name.lower()
+        if written in forms:
+            return True
+        return written[:STEM_PREFIX] == kind[:STEM_PREFIX] and tuple(analyzer.terms(name)) == stems
+
+    return names
 
 
 def _by_property(

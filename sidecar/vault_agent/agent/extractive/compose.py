@@ -89,6 +89,17 @@ def listing(described: str, rows: list[tuple[NoteRef, str]], total: int) -> str:
     return "\n".join(lines)
 
 
+def holding(note: NoteRef, rows: list[tuple[NoteRef, str]], total: int) -> str:
+    """What one note holds (`rows`: each unit's text and the heading it sits under), and how
+    many more of its `total` units there are."""
+    lines = [f"{note.title or note_title(note.file)} holds:", ""]
+    lines += [f"- {clip(said)} {cite(ref)}" for ref, said in rows]
+    if total > len(rows):
+        lines.append(f"- … and {total - len(rows)} more in {cite(note)}")
+    lines += ["", DISCLAIMER]
+    return "\n".join(lines)
+
+
 def absent(closest: list[NoteRef]) -> str:
     """The notes don't seem to cover it: the `closest` notes named as closest, not as answers."""
     names = ", ".join(cite(ref) for ref in closest)
