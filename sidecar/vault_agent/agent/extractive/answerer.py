@@ -180,8 +180,12 @@ def answer(plan: SearchPlan, context: ToolsContext) -> Answer:
         # "How many pages...?" and the numbers found count minutes, grams, stars.
         return Answer(absent(closest), closest, plan.query, len(passages))
     first = answer_first(quotes, kept, plan, calibration.sentence_sure)
-    if first[0].named_section:  # "what went badly in the retro?": what its section says
-        first = section_units(first[0], quotes) or first
+    # "What went badly in the retro?": what the section it names says, though a line
+    # elsewhere reads closer ("2026-10-29: planning meeting, see ..." for "what did we decide
+    # in the planning meeting?").
+    named = next((quote for quote in kept if quote.named_section), None)
+    if named is not None:
+        first = section_units(named, quotes) or first
     elif plan.how_to and asks_whole(plan, first[0], context):  # the steps, in order
         first = with_steps(first, passages)
     kept += [quote for quote in first if quote not in kept]

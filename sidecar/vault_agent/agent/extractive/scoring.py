@@ -67,6 +67,8 @@ LEAD_BONUS = 0.15
 SECTION_BONUS = 0.15
 #: A property's name and a question's word this long that begin alike are one word's family.
 KEY_STEM_CHARS = 5
+#: Two stems this long differing in their last letter only are one word's family.
+FAMILY_STEM = 5
 #: Taken from a property the question doesn't name, of a note it doesn't name, admitted for
 #: holding what the question asks for (a number, a date): read with its note's title, it is
 #: close to any question naming that note's subject (`rating: 7` of a podcast with Kevin
@@ -476,12 +478,31 @@ def _names_section(
         return False
     # A number in the heading ("Goals for Q4 2026") qualifies it: it need not be asked.
     named = {term for term in analyzer.terms(section) if not term.isdigit()}
-    if not named or not named <= question_terms:
+    if not named or not _within(named, question_terms):
         return False
     # The note's folder says what it is too: "the planning *meeting*" of "Meetings/...".
     folder = PurePosixPath(chunk.file).parent.name
-    return own_terms <= set(
-        analyzer.terms(" ".join([chunk.title, *chunk.aliases, heading, folder]))
+    place = set(analyzer.terms(" ".join([chunk.title, *chunk.aliases, heading, folder])))
+    return _within(own_terms, place)
+
+
+def _within(terms: set[str], among: set[str]) -> bool:
+    """True when each of `terms` is one of `among`, or of its word's family: stems of five
+    letters or more differing only in their last ("decid" and "decis": "what did we *decide*"
+    and "## *Decisions*"), which the stemmer leaves apart."""
+    return all(
+        term in among
+        or (
+            len(term) >= FAMILY_STEM
+            and any(
+                len(other) >= FAMILY_STEM
+                and abs(len(other) - len(term)) <= 1
+                and other[: min(len(term), len(other)) - 1]
+                == term[: min(len(term), len(other)) - 1]
+                for other in among
+            )
+        )
+        for term in terms
     )
 
 
