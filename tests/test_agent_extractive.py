@@ -629,14 +629,6 @@ async def test_asked_only_what_is_still_to_do_the_answer_lists_the_vaults_open_t
             date(2026, 11, 18),
             ["Maya: cut-over plan", "Me: change alert rules", "Priya: ask the research team"],
         ),
-        # "Decide" names "## Decisions" (stems "decid", "decis": one word's family), though the
-        # project note's "2026-10-29: planning meeting, see 2026-10-29 Tidepool Planning."
-        # reads closer to the question.
-        (
-            "What did we decide in the Tidepool planning meeting?",
-            "Decisions",
-            ["Cut over to streaming", "Alert rules need", "Dashboard stays on Grafana"],
-        ),
     ],
 )
 async def test_asked_what_is_due_on_days_the_open_tasks_writing_them_answer(
