@@ -487,22 +487,19 @@ def _names_section(
 
 
 def _within(terms: set[str], among: set[str]) -> bool:
-    """True when each of `terms` is one of `among`, or of its word's family: stems of five
-    letters or more differing only in their last ("decid" and "decis": "what did we *decide*"
-    and "## *Decisions*"), which the stemmer leaves apart."""
-    return all(
-        term in among
-        or (
-            len(term) >= FAMILY_STEM
-            and any(
-                len(other) >= FAMILY_STEM
-                and abs(len(other) - len(term)) <= 1
-                and other[: min(len(term), len(other)) - 1]
-                == term[: min(len(term), len(other)) - 1]
-                for other in among
-            )
-        )
-        for term in terms
+    """True when each of `terms` is one of `among`, or of the same word's family."""
+    return all(term in among or any(_family(term, other) for other in among) for term in terms)
+
+
+def _family(stem: str, other: str) -> bool:
+    """True for stems of one word's family that the stemmer leaves apart: five letters or
+    more, differing only in their last ("decid" and "decis": "what did we *decide*" and
+    "## *Decisions*")."""
+    shorter = min(len(stem), len(other))
+    return (
+        shorter >= FAMILY_STEM
+        and abs(len(stem) - len(other)) <= 1
+        and stem[: shorter - 1] == other[: shorter - 1]
     )
 
 
