@@ -96,7 +96,7 @@ def collection(question: str, kind: str, context: ToolsContext) -> Collection | 
     """The notes of `kind` in the vault (see the module's docstring), or None when the vault
     keeps no notes of that kind."""
     analyzer = context.searcher.sparse.analyzer
-    forms = _forms(kind) | set(analyzer.terms(kind))
+    forms = _spellings(kind, analyzer)
     names = _namer(kind, analyzer)
     found = _in_folder(names, context) or _tagged(forms, context) or _typed(forms, context)
     if not asks_contents(question):  # "what's in my inbox?" of Inbox.md: what it says
@@ -146,7 +146,7 @@ def _namer(kind: str, analyzer: Analyzer) -> Callable[[str], bool]:
     """Whether a folder or note name names `kind`: as written, in another number ("books",
     "Book"), or as the vault's language stems it ("Bücher" is a German vault's "buch")."""
     stems = tuple(analyzer.terms(kind))
-    forms = _forms(kind) | set(stems)
+    forms = _spellings(kind, analyzer)
 
     def names(name: str) -> bool:
         # Stemming every file name of a large vault costs: only a name starting as the kind.
@@ -206,6 +206,11 @@ def row(note: ChunkPayload, ordered_by: str = "") -> tuple[NoteRef, str]:
         facts = f" ({ordering})"
         said = "" if said == ordering or ordering in said.split("; ") else said
     return NoteRef(file=note.file, title=note.title), f"{facts}: {said}" if said else facts
+
+
+def _spellings(kind: str, analyzer: Analyzer) -> set[str]:
+    """`kind` in either number (`_forms`) and as the vault's language stems it."""
+    return _forms(kind) | set(analyzer.terms(kind))
 
 
 def _forms(kind: str) -> set[str]:

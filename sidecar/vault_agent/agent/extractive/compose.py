@@ -81,21 +81,26 @@ def _in_order(quotes: list[Quote]) -> str:
 def listing(described: str, rows: list[tuple[NoteRef, str]], total: int) -> str:
     """The notes of one kind (`rows`: each note and what follows its link), `described` as
     the vault keeps them ("tagged #book"), and how many more there are of the `total`."""
-    lines = [f"{total} {'note' if total == 1 else 'notes'} {described}:", ""]
-    lines += [f"- {cite(ref)}{clip(said)}" for ref, said in rows]
-    if total > len(rows):
-        lines.append(f"- … and {total - len(rows)} more")
-    lines += ["", DISCLAIMER]
-    return "\n".join(lines)
+    opening = f"{total} {'note' if total == 1 else 'notes'} {described}:"
+    items = [f"{cite(ref)}{clip(said)}" for ref, said in rows]
+    return _bulleted(opening, items, f"… and {total - len(rows)} more", total > len(rows))
 
 
 def holding(note: NoteRef, rows: list[tuple[NoteRef, str]], total: int) -> str:
     """What one note holds (`rows`: each unit's text and the heading it sits under), and how
     many more of its `total` units there are."""
-    lines = [f"{note.title or note_title(note.file)} holds:", ""]
-    lines += [f"- {clip(said)} {cite(ref)}" for ref, said in rows]
-    if total > len(rows):
-        lines.append(f"- … and {total - len(rows)} more in {cite(note)}")
+    opening = f"{note.title or note_title(note.file)} holds:"
+    items = [f"{clip(said)} {cite(ref)}" for ref, said in rows]
+    remainder = f"… and {total - len(rows)} more in {cite(note)}"
+    return _bulleted(opening, items, remainder, total > len(rows))
+
+
+def _bulleted(opening: str, items: list[str], remainder: str, more: bool) -> str:
+    """`opening`, then `items` as a bulleted list (and `remainder`, when there are `more`),
+    then the disclaimer."""
+    lines = [opening, "", *(f"- {item}" for item in items)]
+    if more:
+        lines.append(f"- {remainder}")
     lines += ["", DISCLAIMER]
     return "\n".join(lines)
 
