@@ -20,6 +20,7 @@ import functools
 import io
 import os
 import re
+import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -179,13 +180,21 @@ def _under_symlinked_folder(root: Path, file: str) -> bool:
 
 
 def is_ignored(relative: str, ignore: Sequence[str]) -> bool:
-    """True when a vault-relative path matches an ignore glob (or lies under a hidden folder)."""
+    """True when a vault-relative path, or a folder it lies in, matches an ignore glob (or it
+    lies under a hidden folder). A folder named without a glob ("Private", "Private/") keeps
+    out everything under it, whoever asks: the full scan, which stops at the folder, and the
+    watcher and symlink checks, which ask about one file's whole path."""
     if relative.startswith(".") or "/." in relative:
         return True
     matcher = _ignore_matcher(tuple(ignore))
-    return matcher is not None and (
-        matcher.match(relative) is not None or matcher.match(relative + "/") is not None
-    )
+    if matcher is None:
+        return False
+    parts = relative.split("/")
+    for end in range(1, len(parts) + 1):
+        path = "/".join(parts[:end])
+        if matcher.match(path) is not None or matcher.match(path + "/") is not None:
+            return True
+    return False
 
 
 @functools.lru_cache(maxsize=8)
@@ -193,8 +202,9 @@ def _ignore_matcher(ignore: tuple[str, ...]) -> re.Pattern[str] | None:
     """All ignore globs as one regex (fnmatch's own translation), compiled once."""
     if not ignore:
         return None
-    # fnmatch.fnmatch ignores case where the file system does (Windows); so does this.
-    flags = re.IGNORECASE if os.name == "nt" else 0
+    # Case is ignored where the file system ignores it (Windows, and macOS by default): there
+    # a link to "private/Diary.md" opens the note an ignored "Private/**" holds.
+    flags = re.IGNORECASE if os.name == "nt" or sys.platform == "darwin" else 0
     return re.compile("|".join(f"(?:{fnmatch.translate(p)})" for p in ignore), flags)
 
 
