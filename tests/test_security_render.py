@@ -19,6 +19,7 @@ import pytest
 from markdown_it import MarkdownIt
 
 from vault_agent.agent.citations.checker import check_answer
+from vault_agent.agent.code_fences import CODE_LANGUAGES, plain_fences
 from vault_agent.agent.safe_markdown import sanitise_markdown
 from vault_agent.agent.vault_urls import is_safe_link, is_vault_resource
 from vault_agent.vault.graph import LinkGraph
@@ -28,6 +29,7 @@ CORPUS = json.loads(
 )
 HOSTILE: list[dict[str, str]] = CORPUS["hostile"]
 BENIGN: list[dict[str, str]] = CORPUS["benign"]
+FENCES: list[dict[str, str]] = CORPUS["fences"]
 RENDERER = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
 
 #: Elements that load or run something whatever their attributes say.
@@ -139,6 +141,25 @@ def test_vault_resources_web_links_wikilinks_and_code_are_kept(form: dict[str, A
     safe = sanitise_markdown(form["markdown"])
     assert safe.markdown == form["markdown"] and safe.removed == []
     assert form["keeps"] in safe.markdown
+
+
+@pytest.mark.parametrize("form", FENCES, ids=[f["note"] for f in FENCES])
+def test_a_fence_keeps_its_language_only_when_it_is_one_to_highlight(
+    form: dict[str, str], graph: LinkGraph
+) -> None:
+    # Obsidian draws a mermaid block (loading what its labels name), typesets a math one and
+    # lets plugins run theirs (dataviewjs): quoted in an answer, a block renders as code.
+    assert plain_fences(form["markdown"]) == form["plain"]
+    assert sanitise_markdown(form["markdown"]).markdown == form["plain"]
+    answer = f"From your note:\n\n{form['markdown']}\n\nAs in [[Recipes/Miso Soup]]."
+    checked = check_answer(answer, {"Recipes/Miso Soup.md"}, graph)
+    assert form["plain"] in checked.answer, checked.answer
+
+
+def test_only_languages_without_a_renderer_of_their_own_are_allowed() -> None:
+    assert {"mermaid", "math", "dataview", "dataviewjs", "tasks", "query"}.isdisjoint(
+        CODE_LANGUAGES
+    )
 
 
 def test_the_check_itself_tells_vault_resources_from_remote_ones() -> None:

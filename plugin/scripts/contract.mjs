@@ -48,7 +48,19 @@ async function typesFromSchema(schemaText) {
 async function generate(dir) {
 	const schema = schemaFromModels();
 	writeFileSync(path.join(dir, SCHEMA), schema);
-	writeFileSync(path.join(dir, TYPES), await typesFromSchema(schema));
+	writeFileSync(path.join(dir, TYPES), (await typesFromSchema(schema)) + enumValues(schema));
+}
+
+// A string enum of the contract is data the plugin needs at run time too (the fence languages
+// an answer may keep): each gets a list `<Name>Values`, so the bundle carries it, not the schema.
+function enumValues(schemaText) {
+	const lists = Object.entries(JSON.parse(schemaText).$defs)
+		.filter(([, definition]) => definition.type === "string" && Array.isArray(definition.enum))
+		.map(([name, definition]) => {
+			const values = definition.enum.map((value) => `\t${JSON.stringify(value)},`).join("\n");
+			return `\nexport const ${name}Values: readonly ${name}[] = [\n${values}\n];\n`;
+		});
+	return lists.join("");
 }
 
 if (process.argv.includes("--check")) {

@@ -13,8 +13,12 @@
  *   returns) into a link, removes every element that would load something that is not a vault
  *   resource (images, media, frames, objects, styles, SVG images and animations...), every
  *   attribute that would (a remote `background`, a style or SVG paint with a function or an
- *   escape in it, event handlers, `ping`), and turns links to anything but web pages and the
+ *   escape in it, event handlers, `ping`) and every attribute of no list (text, URL, style:
+ *   `attributionsrc` fetches by itself), and turns links to anything but web pages and the
  *   vault (`javascript:`, `obsidian:`...) into their text.
+ *
+ * A fence is made plain code before the render (./safe-fences.ts): what Obsidian hands to a
+ * diagram or a plugin's code block runs during the render, before any check of the DOM.
  *
  * URLs are judged as the browser parses them (the WHATWG `URL`), never by their spelling, with
  * the sidecar's rules (agent/vault_urls.py): a vault resource is a relative URL or an `app:` URL
@@ -91,6 +95,7 @@ export function inertContainer(like: Node): HTMLElement {
 const ALWAYS_REMOVED = new Set([
 	"script", "style", "link", "meta", "base", "iframe", "frame", "frameset", "object", "embed", "applet",
 	"portal", "noscript", "template", "set", "animate", "animatemotion", "animatetransform", "discard",
+	"webview", "fencedframe",
 ]);
 /** Elements that exist to load their URL: removed when it is not a vault resource. */
 const MEDIA = new Set(["img", "picture", "source", "video", "audio", "track", "image", "use", "feimage", "input"]);
@@ -106,6 +111,20 @@ const TEXT_ATTRIBUTES = new Set([
 	"alt", "title", "class", "id", "lang", "dir", "role", "name", "value", "placeholder", "width", "height",
 	"colspan", "rowspan", "start", "type", "target", "rel", "checked", "disabled", "open", "tabindex",
 	"draggable", "spellcheck", "contenteditable", "xmlns", "version", "d", "viewbox", "points", "transform",
+	"x", "y", "x1", "y1", "x2", "y2", "cx", "cy", "r", "rx", "ry", "dx", "dy", "focusable", "hidden",
+	"preserveaspectratio", "align", "valign", "border", "cellpadding", "cellspacing", "scope", "headers",
+	"span", "reversed", "datetime", "for", "label", "readonly", "selected", "size", "xlink", "space",
+]);
+/**
+ * Styles, and SVG's paint and text attributes: they can load through a CSS function (`url(...)`),
+ * which an escape can spell in many ways, so they stay only when they hold no function or escape.
+ */
+const STYLE_ATTRIBUTES = new Set([
+	"style", "fill", "stroke", "color", "opacity", "fill-opacity", "fill-rule", "clip-rule", "clip-path", "mask",
+	"filter", "stroke-width", "stroke-linecap", "stroke-linejoin", "stroke-dasharray", "stroke-dashoffset",
+	"stroke-opacity", "stroke-miterlimit", "marker-start", "marker-mid", "marker-end", "stop-color",
+	"stop-opacity", "offset", "font-family", "font-size", "font-weight", "font-style", "text-anchor",
+	"dominant-baseline", "vector-effect", "shape-rendering", "visibility", "display", "overflow",
 ]);
 
 /**
@@ -169,10 +188,16 @@ function sanitiseAttributes(element: Element, tag: string, removed: string[]): v
 				return;
 			}
 			element.removeAttributeNode(attribute); // a table's background: keep the table
-		} else if (!TEXT_ATTRIBUTES.has(name) && !name.startsWith("aria-") && !name.startsWith("data-")) {
+		} else if (STYLE_ATTRIBUTES.has(name) || tag.startsWith("mjx-")) {
 			// A style or SVG paint (fill="url(...)") loads through a CSS function, which an escape
-			// can spell in many ways: any function or escape at all goes.
+			// can spell in many ways: any function or escape at all goes. MathJax's own elements
+			// (`mjx-c`, `mjx-mo size="s"`) carry layout attributes of their own: judged the same.
 			if (!/[(\\]/.test(value)) continue;
+			removed.push(`${tag} ${name}="${value}"`);
+			element.removeAttributeNode(attribute);
+		} else if (!TEXT_ATTRIBUTES.has(name) && !name.startsWith("aria-") && !name.startsWith("data-")) {
+			// Anything else goes, whatever it holds: an attribute nobody listed may be one that
+			// fetches by itself (`attributionsrc` pings every URL it names when an image loads).
 			removed.push(`${tag} ${name}="${value}"`);
 			element.removeAttributeNode(attribute);
 		}

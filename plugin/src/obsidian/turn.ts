@@ -13,6 +13,7 @@ import { Component, MarkdownRenderer, debounce, setIcon, setTooltip, type App } 
 import { linkLabel, linktextOf, splitSources } from "../citations";
 import type { AgentEvent, DoneEvent, ToolCallEvent, ToolResultEvent } from "../generated/contract";
 import { ACTION_LABELS, type Problem, type ProblemAction } from "../problems";
+import { plainFences } from "../safe-fences";
 import { inertContainer, sanitiseRendered } from "../safe-render";
 import { renderablePrefix } from "../streaming";
 
@@ -238,7 +239,8 @@ export class TurnView extends Component {
 	 */
 	private async renderSafe(markdown: string, owner: Component): Promise<{ nodes: Node[]; removed: string[] }> {
 		const staging = inertContainer(this.answerEl);
-		await MarkdownRenderer.render(this.app, markdown, staging, this.sourcePath, owner);
+		// A fence Obsidian would hand to a diagram or a plugin is plain code before it renders.
+		await MarkdownRenderer.render(this.app, plainFences(markdown), staging, this.sourcePath, owner);
 		const removed = sanitiseRendered(staging);
 		return { nodes: Array.from(staging.childNodes), removed };
 	}

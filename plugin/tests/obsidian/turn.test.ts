@@ -11,14 +11,16 @@ import { done, loadPlugin } from "./helpers";
 
 const LEAK = "http://127.0.0.1:9/leak?d=4931-violet";
 
-/** Render with raw HTML passed through, recording the document each render went into. */
-function htmlRenderer(): { targets: Document[]; restore: () => void } {
+/** Render with raw HTML passed through, recording the document and markdown of each render. */
+function htmlRenderer(): { targets: Document[]; markdowns: string[]; restore: () => void } {
 	const targets: Document[] = [];
+	const markdowns: string[] = [];
 	const render = vi.spyOn(MarkdownRenderer, "render").mockImplementation(async (_app, markdown, el) => {
 		targets.push(el.ownerDocument);
+		markdowns.push(markdown);
 		el.append(...parsed(markdown));
 	});
-	return { targets, restore: () => render.mockRestore() };
+	return { targets, markdowns, restore: () => render.mockRestore() };
 }
 
 describe("a hostile answer in the pane", () => {
@@ -62,6 +64,23 @@ describe("a hostile answer in the pane", () => {
 			expect(pane.querySelector(".vault-agent-sources")?.textContent).toContain("Inbox/Exfil media");
 			expect(violations(pane)).toEqual([]);
 			expect(pane.querySelector(".vault-agent-footer")?.textContent).toMatch(/1 remote image or tag was not loaded/);
+		} finally {
+			restore();
+		}
+	});
+
+	it("hands Obsidian no fence it would draw or run: a mermaid or dataviewjs block is plain code", async () => {
+		const { markdowns, restore } = htmlRenderer();
+		try {
+			const blocks = "```mermaid\ngraph LR\n  A[\"<img src='" + LEAK + "'>\"]\n```\n\n```dataviewjs\ndv.paragraph(1)\n```";
+			const script: AgentEvent[] = [{ event: "delta", text: blocks, turn: 1 }, done(`${blocks}\n\n\`\`\`ts\nconst a = 1;\n\`\`\``, [])];
+			const loaded = await loadPlugin(script);
+			await loaded.plugin.openAskView(null);
+			loaded.client.between = () => new Promise((resolve) => setTimeout(resolve, 250)); // a streamed render
+			await loaded.view().ask("Draw the recipe.");
+			expect(markdowns.length).toBeGreaterThan(1);
+			for (const markdown of markdowns) expect(markdown).not.toMatch(/```(?:mermaid|dataviewjs)/);
+			expect(markdowns.at(-1)).toContain("```ts\nconst a = 1;");
 		} finally {
 			restore();
 		}

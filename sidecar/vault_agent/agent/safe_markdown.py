@@ -24,7 +24,9 @@ and so would an image naming one (``![x](Note.md)``). Every ``!`` right before `
 (the link stays a link) and every image becomes its text, wherever the ``!`` came from (the
 model, or a removal that brought it next to a link).
 
-Code spans and blocks render as text and are left alone. The rewritten text is parsed again
+Code spans and blocks render as text and are left alone, once a fence naming anything but a
+programming language has lost that name (:mod:`vault_agent.agent.code_fences`: Obsidian would
+draw a ``mermaid`` block, run a ``dataviewjs`` one). The rewritten text is parsed again
 until nothing changes, so no edit can leave behind what an earlier pass would have removed.
 """
 
@@ -41,6 +43,7 @@ from markdown_it.common.html_re import HTML_TAG_RE
 from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 
+from vault_agent.agent.code_fences import plain_fences
 from vault_agent.agent.vault_urls import is_safe_link, is_vault_resource
 from vault_agent.vault.markdown import link_label
 
@@ -88,6 +91,7 @@ def sanitise_markdown(
     ``embeds``, nothing embeds either: no ``![[...]]`` and no image is left outside code."""
     # The parser works on normalised text (CRLF, NUL): edits are made on the same text.
     text = markdown.replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "\ufffd")
+    text = plain_fences(text)  # a block quoted renders as code, not as a diagram or a query
     removed: list[str] = []
     for _ in range(MAX_PASSES):
         edits = _edits(text, removed, links, embeds)
