@@ -195,6 +195,25 @@ def test_long_paragraphs_split_at_sentences() -> None:
     assert " ".join(pieces) == text
 
 
+def test_a_full_stop_inside_a_version_or_a_file_name_ends_no_sentence() -> None:
+    # A table row or a changelog line too long for one chunk was cut at "1.9." and "main.",
+    # leaving "4 behaviour" and "js" in the next chunk: neither half found by the name.
+    row = "| tags | Obsidian 1.9.4 reads main.js from the plugin folder, e.g. on start |"
+    pieces = split_text(" ".join([row] * 3), 60)
+    assert len(pieces) > 3
+    assert sum(piece.count("1.9.4") for piece in pieces) == 3
+    assert sum(piece.count("main.js") for piece in pieces) == 3
+    assert " ".join(pieces) == " ".join([row] * 3)
+
+
+def test_cjk_full_stops_end_sentences_without_a_space() -> None:
+    text = "これはパンについての文です。" * 60
+    pieces = split_text(text, 100)
+    assert len(pieces) > 1
+    assert all(piece.endswith("。") and piece.startswith("これ") for piece in pieces)
+    assert "".join(pieces) == text
+
+
 def test_long_paragraphs_split_at_a_danda_too() -> None:
     text = " ".join(f"वाक्य संख्या {n} रोटी के बारे में कुछ उपयोगी बताता है।" for n in range(60))
     pieces = split_text(text, 300)

@@ -38,7 +38,9 @@ HEADING_SEPARATOR = " > "
 #: is redone.
 #: 7: Hindi's, Arabic's and Urdu's sentence ends split a long paragraph as a full stop does.
 #: 8: a chunk records how many of its tasks are still open (`open_tasks`, to filter on).
-CHUNKS_VERSION = 8
+#: 9: a long line is no longer cut inside "1.9.4" or "main.js" (a full stop not followed by
+#: a space ends no sentence).
+CHUNKS_VERSION = 9
 #: Markdown longer than this many characters per unit of the chunk size (more than any script
 #: averages per token) is split without measuring it whole.
 _TOO_LONG_FACTOR = 16
@@ -54,7 +56,9 @@ _CLOSERS = "[\"')\\]」』）]*"
 _BOUNDARIES = (
     re.compile(r"\n[ \t]*\n\s*"),  # paragraphs
     re.compile(r"\n"),  # lines (lists, tables, code)
-    re.compile(rf"(?<={_END}){_CLOSERS}\s*"),  # sentences
+    # sentences: a spaced script's full stop ends one only before a space ("1.9.4", "main.js"
+    # and "e.g." go on); CJK's needs none
+    re.compile(rf"(?<=[{SPACED_FULL_STOPS}…]){_CLOSERS}\s+|(?<=[{WIDE_FULL_STOPS}]){_CLOSERS}\s*"),
     re.compile(r"\s+"),  # words
 )
 
