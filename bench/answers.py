@@ -276,7 +276,7 @@ def _bad_headings(index: VaultIndex, answer: str) -> list[str]:
 
 def _plain(text: str) -> str:
     """Text without markup, links or punctuation at its ends, in lower case, spaces collapsed."""
-    text = _MARKUP.sub(" ", text).replace("…", " ")
+    text = _MARKUP.sub(" ", text).replace("…", " ").replace("\u200b", "")
     return " ".join(text.lower().split()).strip(" .,;:")
 
 

@@ -19,7 +19,7 @@ import pytest
 from markdown_it import MarkdownIt
 
 from vault_agent.agent.citations.checker import check_answer
-from vault_agent.agent.code_fences import CODE_LANGUAGES, plain_fences
+from vault_agent.agent.runnable import CODE_LANGUAGES, inert, plain_fences
 from vault_agent.agent.safe_markdown import sanitise_markdown
 from vault_agent.agent.vault_urls import is_safe_link, is_vault_resource
 from vault_agent.vault.graph import LinkGraph
@@ -30,6 +30,7 @@ CORPUS = json.loads(
 HOSTILE: list[dict[str, str]] = CORPUS["hostile"]
 BENIGN: list[dict[str, str]] = CORPUS["benign"]
 FENCES: list[dict[str, str]] = CORPUS["fences"]
+COMMANDS: list[dict[str, str]] = CORPUS["commands"]
 RENDERER = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
 
 #: Elements that load or run something whatever their attributes say.
@@ -154,6 +155,20 @@ def test_a_fence_keeps_its_language_only_when_it_is_one_to_highlight(
     answer = f"From your note:\n\n{form['markdown']}\n\nAs in [[Recipes/Miso Soup]]."
     checked = check_answer(answer, {"Recipes/Miso Soup.md"}, graph)
     assert form["plain"] in checked.answer, checked.answer
+
+
+@pytest.mark.parametrize("form", COMMANDS, ids=[f["note"] for f in COMMANDS])
+def test_a_command_another_plugin_runs_is_broken_in_a_checked_answer(
+    form: dict[str, str], graph: LinkGraph
+) -> None:
+    # "Save as note" makes a new note: Templater runs every <% %> of one, in code too; the
+    # pane's render hands inline code to Dataview, which evaluates `= ...` and `$= ...`.
+    assert inert(form["markdown"]) == form["inert"]
+    assert inert(form["inert"]) == form["inert"]
+    answer = f"From your note:\n\n{form['markdown']}\n\nAs in [[Recipes/Miso Soup]]."
+    checked = check_answer(answer, {"Recipes/Miso Soup.md"}, graph).answer
+    assert form["inert"] in checked, checked
+    assert "<%" not in checked and "`=" not in checked and "`$=" not in checked
 
 
 def test_only_languages_without_a_renderer_of_their_own_are_allowed() -> None:

@@ -5,6 +5,14 @@
  * Sources list stays. No `obsidian` import: the plugin writes the text where the user chose.
  */
 import { displayTitle, type Conversation } from "./conversations";
+import { inert } from "./runnable";
+
+/** Names Windows keeps for devices, with any extension ("CON.md" can't be created there). */
+const DEVICE_NAMES = /^(?:con|prn|aux|nul|com\d|lpt\d)$/i;
+/** Control characters and bidi controls: no place in a file name. */
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+/** A file name's most UTF-8 bytes, the ".md" and a " 99" left room under the 255 file systems allow. */
+const NAME_BYTES = 200;
 
 /** The note's text. `now` stamps the frontmatter. */
 export function conversationMarkdown(conversation: Conversation, now: Date): string {
@@ -26,18 +34,32 @@ export function conversationMarkdown(conversation: Conversation, now: Date): str
 		}
 		lines.push(exchange.answer.trim(), "");
 	}
-	return `${lines.join("\n").trimEnd()}\n`;
+	// A new note: Templater would run its <% %> commands, Dataview its inline queries.
+	return inert(`${lines.join("\n").trimEnd()}\n`);
 }
 
 /** A file name for the note: the title without the characters a vault path can't hold. */
 export function noteFileName(conversation: Conversation): string {
-	const name = oneLine(displayTitle(conversation))
+	const cleaned = oneLine(displayTitle(conversation).replace(UNPRINTABLE, " "))
 		.replace(/[\\/:*?"<>|#^[\]]+/g, " ")
 		.replace(/\s+/g, " ")
-		.replace(/^[.\s]+|[.\s]+$/g, "")
-		.slice(0, 100)
-		.trim();
-	return name || "Conversation";
+		.replace(/^[.\s]+|[.\s]+$/g, "");
+	const name = withinBytes(cleaned, NAME_BYTES).replace(/[.\s]+$/, "");
+	if (!name) return "Conversation";
+	return DEVICE_NAMES.test(name) ? `${name} conversation` : name;
+}
+
+/** The longest start of `text` of at most `bytes` UTF-8 bytes, cut between characters. */
+function withinBytes(text: string, bytes: number): string {
+	const encoder = new TextEncoder();
+	let kept = "";
+	let size = 0;
+	for (const character of text) {
+		size += encoder.encode(character).length;
+		if (size > bytes) break;
+		kept += character;
+	}
+	return kept;
 }
 
 /**

@@ -17,7 +17,7 @@
  *   `attributionsrc` fetches by itself), and turns links to anything but web pages and the
  *   vault (`javascript:`, `obsidian:`...) into their text.
  *
- * A fence is made plain code before the render (./safe-fences.ts): what Obsidian hands to a
+ * A fence is made plain code before the render (./runnable.ts): what Obsidian hands to a
  * diagram or a plugin's code block runs during the render, before any check of the DOM.
  *
  * URLs are judged as the browser parses them (the WHATWG `URL`), never by their spelling, with

@@ -55,7 +55,9 @@ export function normaliseSettings(raw: unknown): VaultAgentSettings {
 	const command = text("sidecarCommand");
 	const profile = text("profile") ?? DEFAULT_SETTINGS.profile;
 	return {
-		sidecarUrl: url && parseSidecarUrl(url) ? url.replace(/\/+$/, "") : DEFAULT_SETTINGS.sidecarUrl,
+		// The sidecar runs on this machine: a URL naming another one (typed, or in a data.json
+		// shipped with a shared vault) would send it the token, the questions and the notes.
+		sidecarUrl: url && parseSidecarUrl(url)?.loopback ? url.replace(/\/+$/, "") : DEFAULT_SETTINGS.sidecarUrl,
 		token: text("token") ?? DEFAULT_SETTINGS.token,
 		autoStart: typeof data.autoStart === "boolean" ? data.autoStart : DEFAULT_SETTINGS.autoStart,
 		sidecarCommand: command ? command : DEFAULT_SETTINGS.sidecarCommand,

@@ -146,8 +146,16 @@ export function createFakeApp(options: FakeAppOptions = {}) {
 			adapter: {},
 			getAbstractFileByPath: (path: string) => tfile(path) ?? (folders.has(path) ? new TFolder(path) : null),
 			cachedRead: async (file: TFile) => files.get(file.path)?.content ?? "",
+			getAllLoadedFiles: () => [
+				...[...files.keys()].map((path) => tfile(path)!),
+				...[...folders].map((path) => new TFolder(path)),
+			],
 			create: async (path: string, content: string) => {
-				if (files.has(path)) throw new Error(`File already exists: ${path}`);
+				// As on macOS and Windows, whose file systems ignore case.
+				const lower = path.toLowerCase();
+				if ([...files.keys()].some((taken) => taken.toLowerCase() === lower)) {
+					throw new Error(`File already exists: ${path}`);
+				}
 				files.set(path, { path, content });
 				return tfile(path)!;
 			},

@@ -13,7 +13,7 @@ import { Component, MarkdownRenderer, debounce, setIcon, setTooltip, type App } 
 import { linkLabel, linktextOf, splitSources } from "../citations";
 import type { AgentEvent, DoneEvent, ToolCallEvent, ToolResultEvent } from "../generated/contract";
 import { ACTION_LABELS, type Problem, type ProblemAction } from "../problems";
-import { plainFences } from "../safe-fences";
+import { inert } from "../runnable";
 import { inertContainer, sanitiseRendered } from "../safe-render";
 import { renderablePrefix } from "../streaming";
 
@@ -239,8 +239,8 @@ export class TurnView extends Component {
 	 */
 	private async renderSafe(markdown: string, owner: Component): Promise<{ nodes: Node[]; removed: string[] }> {
 		const staging = inertContainer(this.answerEl);
-		// A fence Obsidian would hand to a diagram or a plugin is plain code before it renders.
-		await MarkdownRenderer.render(this.app, plainFences(markdown), staging, this.sourcePath, owner);
+		// Nothing Obsidian or a plugin would draw or run (a mermaid fence, Dataview's `= ...`) renders.
+		await MarkdownRenderer.render(this.app, inert(markdown), staging, this.sourcePath, owner);
 		const removed = sanitiseRendered(staging);
 		return { nodes: Array.from(staging.childNodes), removed };
 	}

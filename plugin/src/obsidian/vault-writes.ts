@@ -6,6 +6,7 @@
 import { MarkdownView, Notice, TFile, TFolder, normalizePath, type App } from "obsidian";
 import { conversationMarkdown, noteFileName, uniqueNotePath } from "../conversation-note";
 import type { Conversation } from "../conversations";
+import { inert } from "../runnable";
 
 /** Write `conversation` to a new note in `folder` (created if missing) and open it. */
 export async function saveConversationNote(app: App, conversation: Conversation, folder: string): Promise<TFile | null> {
@@ -17,8 +18,17 @@ export async function saveConversationNote(app: App, conversation: Conversation,
 	if (dir !== "/" && !(app.vault.getAbstractFileByPath(dir) instanceof TFolder)) {
 		await app.vault.createFolder(dir);
 	}
-	const path = uniqueNotePath(dir === "/" ? "" : dir, noteFileName(conversation), (p) => app.vault.getAbstractFileByPath(p) !== null);
-	const file = await app.vault.create(path, conversationMarkdown(conversation, new Date()));
+	// Taken whatever its case or Unicode form: macOS and Windows would refuse the new name.
+	const key = (path: string) => path.normalize("NFC").toLowerCase();
+	const taken = new Set(app.vault.getAllLoadedFiles().map((file) => key(file.path)));
+	const path = uniqueNotePath(dir === "/" ? "" : dir, noteFileName(conversation), (p) => taken.has(key(p)));
+	let file: TFile;
+	try {
+		file = await app.vault.create(path, conversationMarkdown(conversation, new Date()));
+	} catch (error) {
+		new Notice(`Could not save the conversation to ${path}: ${error instanceof Error ? error.message : String(error)}`);
+		return null;
+	}
 	new Notice(`Saved the conversation to ${path}.`);
 	await app.workspace.getLeaf("tab").openFile(file);
 	return file;
@@ -31,7 +41,8 @@ export function insertAtCursor(app: App, markdown: string): boolean {
 		new Notice("Open a note to insert the answer into.");
 		return false;
 	}
-	view.editor.replaceSelection(markdown);
+	// Dataview would run an inline query of the answer in the note, Templater a command later.
+	view.editor.replaceSelection(inert(markdown));
 	new Notice(`Inserted the answer into ${view.file?.basename ?? "the note"}.`);
 	return true;
 }

@@ -25,8 +25,9 @@ and so would an image naming one (``![x](Note.md)``). Every ``!`` right before `
 model, or a removal that brought it next to a link).
 
 Code spans and blocks render as text and are left alone, once a fence naming anything but a
-programming language has lost that name (:mod:`vault_agent.agent.code_fences`: Obsidian would
-draw a ``mermaid`` block, run a ``dataviewjs`` one). The rewritten text is parsed again
+programming language has lost that name and Templater's and Dataview's commands are broken
+(:mod:`vault_agent.agent.runnable`: Obsidian would draw a ``mermaid`` block, Dataview run a
+``dataviewjs`` one, Templater a ``<% ... %>`` in a saved answer). The rewritten text is parsed again
 until nothing changes, so no edit can leave behind what an earlier pass would have removed.
 """
 
@@ -43,7 +44,7 @@ from markdown_it.common.html_re import HTML_TAG_RE
 from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 
-from vault_agent.agent.code_fences import plain_fences
+from vault_agent.agent.runnable import inert
 from vault_agent.agent.vault_urls import is_safe_link, is_vault_resource
 from vault_agent.vault.markdown import link_label
 
@@ -91,7 +92,7 @@ def sanitise_markdown(
     ``embeds``, nothing embeds either: no ``![[...]]`` and no image is left outside code."""
     # The parser works on normalised text (CRLF, NUL): edits are made on the same text.
     text = markdown.replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "\ufffd")
-    text = plain_fences(text)  # a block quoted renders as code, not as a diagram or a query
+    text = inert(text)  # quoted code renders as code: no diagram, query or command runs
     removed: list[str] = []
     for _ in range(MAX_PASSES):
         edits = _edits(text, removed, links, embeds)

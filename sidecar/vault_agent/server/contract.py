@@ -23,14 +23,14 @@ from pydantic.json_schema import GenerateJsonSchema, JsonSchemaMode
 from pydantic_core import core_schema
 
 from vault_agent.agent import events
-from vault_agent.agent.code_fences import CODE_LANGUAGES
+from vault_agent.agent.runnable import CODE_LANGUAGES
 from vault_agent.server.errors import ErrorResponse
 from vault_agent.server.routes import ROUTES, Route
 
 REF = "#/$defs/{model}"
 #: The event union has no model of its own; this is its name in the contract.
 EVENTS_NAME = "AgentEvent"
-#: The languages a fence may keep (`code_fences.CODE_LANGUAGES`), by name in the contract.
+#: The languages a fence may keep (`runnable.CODE_LANGUAGES`), by name in the contract.
 CODE_LANGUAGE_NAME = "CodeLanguage"
 #: Each event, by name, so a client can refer to one (`DoneEvent`) and not only to the union.
 EVENT_MODELS: tuple[type[BaseModel], ...] = (
@@ -92,7 +92,7 @@ def build_contract(routes: tuple[Route, ...] = ROUTES) -> dict[str, Any]:
     # The union is no model: its schema is inline; give it a name like the others.
     defs[EVENTS_NAME] = refs[(EVENTS_NAME, "serialization")]
     # The pane drops any other language from a fence before Obsidian renders it, as the
-    # sidecar does (agent/code_fences.py): one list for both.
+    # sidecar does (agent/runnable.py): one list for both.
     defs[CODE_LANGUAGE_NAME] = {
         "description": "A fence language an answer may keep: code to highlight, nothing run.",
         "type": "string",

