@@ -15,6 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 from server_support import TOKEN, api_settings
+from test_security_egress import RecordingProxy, proxy  # noqa: F401 (a fixture)
 from vault_agent.cli.main import app
 from vault_agent.config import Settings
 from vault_agent.index.embed.bm25 import Bm25Encoder
@@ -196,3 +197,39 @@ def test_a_held_index_with_no_sidecar_to_talk_to_is_explained(
     code, _, err = run("sources", "list", "--vault", str(vault), "--port", "1")
     assert code == 1
     assert "no sidecar answers on http://127.0.0.1:1" in " ".join(err.split())
+
+
+def test_through_the_sidecar_nothing_goes_through_a_proxy(
+    vault: Path,
+    jsonl: Path,
+    sidecar: RunningSidecar,
+    proxy: RecordingProxy,  # noqa: F811 (the fixture imported above)
+) -> None:
+    # The token and the documents are the user's: HTTP_PROXY and ALL_PROXY name a proxy for
+    # the web, not for 127.0.0.1.
+    code, _, err = run(
+        "sources", "add", "field-notes", str(jsonl), "--vault", str(vault),
+        "--port", str(sidecar.port),
+    )  # fmt: skip
+    assert code == 0, err
+    assert proxy.received == []
+    assert sources_of(vault, "--port", str(sidecar.port))["field-notes"] == 2
+
+
+def test_another_program_on_the_port_gets_no_token(
+    vault: Path, jsonl: Path, sidecar: RunningSidecar
+) -> None:
+    # The real sidecar holds the index (the CLI can't open it); another program holds the
+    # port the user names (or the default one while the sidecar is down).
+    impostor = RecordingProxy()
+    try:
+        port = impostor.url.rsplit(":", 1)[1]
+        code, _, err = run(
+            "sources", "add", "clips", str(jsonl), "--vault", str(vault), "--port", port
+        )
+    finally:
+        impostor.close()
+    assert code == 1
+    assert TOKEN.encode() not in b"".join(impostor.received)
+    assert b"/v1/health?challenge=" in b"".join(impostor.received)
+    assert "could not prove it holds the token" in " ".join(err.split()), err

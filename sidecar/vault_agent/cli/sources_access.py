@@ -5,6 +5,8 @@ of a .jsonl file, in batches the API takes."""
 from __future__ import annotations
 
 import contextlib
+import hmac
+import secrets
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Protocol
@@ -26,6 +28,8 @@ from vault_agent.index.documents.models import (
 from vault_agent.index.embed.errors import EmbeddingError
 from vault_agent.index.store.errors import StoreError, StoreLockedError
 from vault_agent.index.vault_index import VaultIndex
+from vault_agent.local_http import direct_if_local
+from vault_agent.server.security import health_proof
 from vault_agent.server.source_schemas import DeleteSourceResponse, SourcesResponse
 from vault_agent.validation import where
 
@@ -151,13 +155,15 @@ class SidecarSources:
             raise SourcesError(f"can't read the sidecar's token: {error}") from error
         self.base_url = f"http://127.0.0.1:{port}"
         self.max_body_bytes: int | None = settings.server.max_body_bytes
+        # Straight to the port, never through a proxy the environment names: the token and
+        # the documents are the user's.
         self.client = httpx.Client(
-            base_url=self.base_url,
-            headers={"Authorization": f"Bearer {token}"},
-            timeout=REQUEST_TIMEOUT_S,
+            base_url=self.base_url, timeout=REQUEST_TIMEOUT_S, **direct_if_local(self.base_url)
         )
         self.how = f"The running sidecar holds the index: sending this through {self.base_url}."
         try:
+            self._prove(token)
+            self.client.headers["Authorization"] = f"Bearer {token}"
             answer = self._json("GET", "/v1/sources")
         except BaseException:
             self.client.close()
@@ -184,6 +190,26 @@ class SidecarSources:
 
     def close(self) -> None:
         self.client.close()
+
+    def _prove(self, token: str) -> None:
+        """Ask the program on the port to prove it holds `token` (`GET /v1/health` with a
+        challenge, as the plugin does) before anything carries it: another program that took
+        the port (the sidecar down, a wrong --port) gets neither the token nor the documents."""
+        challenge = secrets.token_urlsafe(24)
+        try:
+            answer = self._json("GET", f"/v1/health?challenge={challenge}")
+        except SourcesError as error:
+            if isinstance(error.__cause__, httpx.HTTPError):
+                raise  # nothing answers on the port: said as such
+            answer = {}  # it answered, but not as the sidecar does
+        proof = answer.get("proof")
+        if not isinstance(proof, str) or not hmac.compare_digest(
+            proof, health_proof(token, challenge)
+        ):
+            raise SourcesError(
+                f"the program answering on {self.base_url} is not this vault's sidecar (it "
+                "could not prove it holds the token); nothing was sent to it"
+            )
 
     def _json(self, method: str, path: str, body: object = None) -> dict[str, object]:
         try:
