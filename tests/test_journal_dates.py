@@ -26,6 +26,7 @@ from vault_agent.index.embed.bm25 import Bm25Encoder
 from vault_agent.index.embed.minilm import MiniLmEmbedder
 from vault_agent.index.embed.terms import Analyzer
 from vault_agent.index.search import searcher as searcher_module
+from vault_agent.index.search.dated import dated_in
 from vault_agent.index.search.hints import query_hints, span, within
 from vault_agent.index.search.relative_dates import Period
 from vault_agent.index.vault_index import VaultIndex
@@ -102,6 +103,22 @@ def test_a_month_alone_asked_of_the_past_is_the_latest_one(journal: VaultIndex) 
     assert december and all(day.startswith("2024-12-") for day in december), december
 
 
+def test_a_month_alone_is_the_latest_one_the_journal_holds(journal: VaultIndex) -> None:
+    # Asked in 2026 of a journal kept until 2024: its own last March, not "not covered".
+    later = date(2026, 6, 1)
+    question = "What did I do in March?"
+    march = [Path(hit.file).stem for hit in journal.searcher.search(question, limit=5, today=later)]
+    assert march and all(day.startswith("2024-03-") for day in march), march
+    assert journal.searcher.retrieve(question, today=later).confidence.missing_names == ()
+    analyzer = journal.searcher.sparse.analyzer
+    asked = plan(
+        AgentRequest(question=question), "", analyzer, later, ("en",), dated_in(journal.store)
+    )
+    assert asked.days == {"2024-03"}
+    # Without a journal to ask, the latest March is this year's, as before.
+    assert plan(AgentRequest(question=question), "", analyzer, later, ("en",)).days == {"2026-03"}
+
+
 def test_days_relative_to_today(journal: VaultIndex) -> None:
     # The journal's last week: Monday 30 December 2024 to Sunday 5 January 2025.
     last_week = days_found(journal, "What did I do last week?")
@@ -126,6 +143,18 @@ async def test_asked_what_a_week_held_each_day_answers_in_date_order(
     # The journal's last week holds two notes: each answers a line, dated, in date order.
     assert [line[:11] for line in first] == ["2024-12-30:", "2024-12-31:"], done.answer
     assert "[[Journal/2024-12-30#" in first[0] and "[[Journal/2024-12-31#" in first[1]
+
+
+async def test_a_month_alone_asked_after_the_journal_ended_is_answered_from_its_last_one(
+    journal: VaultIndex,
+) -> None:
+    # The journal was kept until 2024; in June 2026 "in March" is its last March, not 2026's.
+    context = context_for(journal, date(2026, 6, 1))
+    question = "Did I go swimming in March?"
+    done = done_of(await ask(journal, ExtractiveAnswerer(), question, context=context))
+    first = done.answer.split("\n\n")[0].splitlines()
+    assert first and all(line.startswith("2024-03-") for line in first), done.answer
+    assert all("went swimming [[Journal/2024-03-" in line for line in first), done.answer
 
 
 async def test_asked_one_thing_of_a_month_the_days_it_happened_answer(

@@ -57,6 +57,7 @@ from vault_agent.agent.tools import (
     tool_specs,
 )
 from vault_agent.config import Settings
+from vault_agent.index.search.dated import dated_in
 from vault_agent.llm.errors import (
     ModelError,
     ModelRateLimitedError,
@@ -168,7 +169,10 @@ class _Run:
         sparse = self.context.searcher.sparse
         languages = sparse.question_languages(self.request.question)
         today = self.context.current_date()
-        search = plan(self.request, self.active_file, sparse.analyzer, today, languages)
+        store = self.context.searcher.store
+        search = plan(
+            self.request, self.active_file, sparse.analyzer, today, languages, dated_in(store)
+        )
         call = ToolCall(
             id=new_tool_call_id(), name="search_notes", arguments={"query": search.query}
         )

@@ -9,7 +9,7 @@ dated note that bears on it, not the most similar one.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Literal
@@ -32,7 +32,7 @@ from vault_agent.agent.request import AgentRequest
 from vault_agent.agent.tools import EARLIEST_DAY
 from vault_agent.index.embed.terms import Analyzer, function_words
 from vault_agent.index.search.hints import date_words, is_day, query_hints
-from vault_agent.index.search.relative_dates import without_relative_dates
+from vault_agent.index.search.relative_dates import Period, without_relative_dates
 
 #: A question with this few terms of its own leans on what came before it.
 FOLLOW_UP_TERMS = 3
@@ -125,9 +125,11 @@ def plan(
     analyzer: Analyzer,
     today: date | None = None,
     languages: Collection[str] = (),
+    has_notes: Callable[[Period], bool] | None = None,
 ) -> SearchPlan:
     """The search for `request`: its question, completed by its context. `today` (default
-    the system's) is the day "yesterday" counts from, in `languages` (default the notes')."""
+    the system's) is the day "yesterday" counts from, in `languages` (default the notes');
+    `has_notes` says which months hold notes (a month alone is the latest that does)."""
     question = request.question.strip()
     parts = [question]
     selection = (request.selection or "").strip()[:SELECTION_CHARS]
@@ -144,7 +146,7 @@ def plan(
     how_to = bool(_HOW_TO.search(question))
     open_tasks = bool(_OPEN_TASKS.search(question)) and not how_to
     read_in = languages or (analyzer.language,)
-    days = query_hints(question, today, read_in).dates
+    days = query_hints(question, today, read_in, has_notes).dates
     if open_tasks and _OVERDUE.search(question):  # "what is overdue?": due before today
         yesterday = (today or date.today()) - timedelta(days=1)
         days |= {f"{EARLIEST_DAY.isoformat()}/{yesterday.isoformat()}"}

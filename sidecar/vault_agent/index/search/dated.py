@@ -12,6 +12,7 @@ goals for this year" may be in an undated note), whose notes are only boosted.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import date
 
 from vault_agent.index.embed.terms import term_id
@@ -99,6 +100,12 @@ def few_days(hints: QueryHints) -> QueryHints:
 def _newest(dates: frozenset[str]) -> list[str]:
     """The `LOOKED_UP` newest of `dates` (one without its year counts as the newest)."""
     return sorted(dates, key=lambda wanted: (any_year(wanted), wanted), reverse=True)[:LOOKED_UP]
+
+
+def dated_in(store: Store) -> Callable[[Period], bool]:
+    """Whether `store` holds a note dated in a period (asked only of a month named alone,
+    "what did I do in March?": the latest March a journal has notes of)."""
+    return lambda period: bool(store.count(_narrowed(SearchFilter(), period)))
 
 
 def _dates_notes(store: Store) -> bool:

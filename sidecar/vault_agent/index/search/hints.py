@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import datetime
 import re
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 from functools import cache
 
@@ -70,17 +70,21 @@ class QueryHints:
 
 
 def query_hints(
-    query: str, today: datetime.date | None = None, languages: Collection[str] = ("en",)
+    query: str,
+    today: datetime.date | None = None,
+    languages: Collection[str] = ("en",),
+    has_notes: Callable[[Period], bool] | None = None,
 ) -> QueryHints:
     """The tags and calendar dates written in `query` (impossible dates are ignored): days,
     months, and periods relative to `today` ("yesterday", "last week") in one of `languages`
-    or English."""
+    or English; a month alone the latest `has_notes` says a note is dated in, if any."""
     tags = frozenset(tag.lower().strip("/") for tag in _TAG.findall(query))
     days, rest = _days(query)
     dates = {f"{year or ANY_YEAR}-{month:02d}-{day:02d}" for year, month, day in days}
     dates |= {f"{year}-{month:02d}" for year, month in _months(rest)}
     today = today or datetime.date.today()
-    dates |= {_pattern(period) for period in relative_periods(query, today, languages)}
+    relative = relative_periods(query, today, languages, has_notes)
+    dates |= {_pattern(period) for period in relative}
     return QueryHints(tags=tags, dates=frozenset(dates))
 
 

@@ -9,7 +9,9 @@ French, Spanish, Italian and Dutch ("what did I do on Monday?", "was habe ich am
 gemacht?", "qu'ai-je fait lundi ?", "¿qué hice el lunes?", "cosa ho fatto lunedì?":
 the latest Monday before today): "every Monday", "on Mondays", "le lundi" or "what do I do on
 Monday?" name no one day. So is a month alone ("what did I do in March?", "im März", "en
-mars", "en marzo": the latest March, this one while it lasts); "in March 2024" names its year.
+mars", "en marzo": the latest March, this one while it lasts; asked of a journal, the latest
+March it holds notes of, so a journal kept until 2023 is asked about its own last March);
+"in March 2024" names its year.
 Only those languages: one language's word for yesterday is another's for here (French and
 German "hier"). The future is left out: no note is written yet, and CLDR's "tomorrow" is also
 "morning" in German ("morgen") and Spanish ("mañana"). A week runs Monday to Sunday, as ISO
@@ -21,7 +23,7 @@ from __future__ import annotations
 import calendar
 import logging
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
 from functools import cache
@@ -121,6 +123,8 @@ _ALONE = {
 _YEAR_AFTER = re.compile(r"^[\s,]*(?:(?:de|del|di|van)\s+)?\d{4}\b", re.IGNORECASE)
 #: CLDR-style fields of the months alone: "m01" to "m12".
 MONTHS = tuple(f"m{number:02d}" for number in range(1, 13))
+#: A month alone is looked for in a journal's notes this many years back.
+MONTH_YEARS_BACK = 30
 
 
 def _normal(phrase: str) -> str:
@@ -176,10 +180,14 @@ class Period:
 
 
 def relative_periods(
-    question: str, today: date, languages: Collection[str] = ("en",)
+    question: str,
+    today: date,
+    languages: Collection[str] = ("en",),
+    has_notes: Callable[[Period], bool] | None = None,
 ) -> list[Period]:
     """The periods `question` names relative to `today` in one of `languages` (and English),
-    in the order written."""
+    in the order written; a month alone is the latest one `has_notes` says holds notes, if any
+    in `MONTH_YEARS_BACK` years does."""
     found = []
     phrases = _phrases(_with_english(languages))
     for match in _pattern(_with_english(languages)).finditer(question):
@@ -189,7 +197,7 @@ def relative_periods(
         if named.field in MONTHS and _YEAR_AFTER.match(question[match.end() :]):
             continue  # "in March 2024" names its year
         try:
-            found += _periods(named, today)
+            found += _periods(named, today, has_notes)
         except (ValueError, OverflowError):  # "last year" in year 1: off the calendar
             continue
     return found
@@ -224,12 +232,17 @@ def _with_english(languages: Collection[str]) -> frozenset[str]:
     return frozenset(languages) | {"en"}
 
 
-def _periods(named: Relative, today: date) -> list[Period]:
+def _periods(
+    named: Relative, today: date, has_notes: Callable[[Period], bool] | None = None
+) -> list[Period]:
     field, offset, latest, alone = named
     if field in MONTHS:  # "what did I do in March?": the latest March, this one if it is
         month = MONTHS.index(field) + 1
-        first = date(today.year - (month > today.month), month, 1)
-        return [Period(first, month_end(first))]
+        year = today.year - (month > today.month)
+        years = range(year, max(year - MONTH_YEARS_BACK, 0), -1)
+        months = [_month(past, month) for past in years]
+        with_notes = (period for period in months if has_notes is not None and has_notes(period))
+        return [next(with_notes, months[0])]
     if field not in WEEKDAYS:
         return [_period(field, offset, today)]
     weekday = WEEKDAYS.index(field)
@@ -242,6 +255,11 @@ def _periods(named: Relative, today: date) -> list[Period]:
     if latest:
         days.add(today - timedelta(days=(today.weekday() - weekday) % 7 or 7))
     return [Period(day, day) for day in sorted(days)]
+
+
+def _month(year: int, month: int) -> Period:
+    first = date(year, month, 1)
+    return Period(first, month_end(first))
 
 
 def _period(field: str, offset: int, today: date) -> Period:

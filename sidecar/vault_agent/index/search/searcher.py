@@ -29,7 +29,7 @@ from vault_agent.index.search.confidence import (
     covers_query,
     missing_names,
 )
-from vault_agent.index.search.dated import dated_filters, few_days, missing_dates
+from vault_agent.index.search.dated import dated_filters, dated_in, few_days, missing_dates
 from vault_agent.index.search.fusion import FusionMethod, fuse_scores
 from vault_agent.index.search.hints import QueryHints, query_hints
 from vault_agent.index.search.hits import SearchHit, hit_of
@@ -156,7 +156,8 @@ class Searcher:
         boosts = self.options.boosts
         today = today or date.today()
         # Also read by the confidence check, boosts or not.
-        written = query_hints(query, today, self.sparse.question_languages(query))
+        languages = self.sparse.question_languages(query)
+        written = query_hints(query, today, languages, dated_in(self.store))
         hints = written if boosts else QueryHints()
         near = near if boosts else ()
         # Over-fetch so that collapsing to one chunk per note still fills `limit`.
