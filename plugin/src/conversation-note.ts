@@ -10,7 +10,7 @@ import { inert } from "./runnable";
 /** Names Windows keeps for devices, with any extension ("CON.md" can't be created there). */
 const DEVICE_NAMES = /^(?:con|prn|aux|nul|com\d|lpt\d)$/i;
 /** Control characters and bidi controls: no place in a file name. */
-const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+const UNPRINTABLE = /[\p{Cc}\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu;
 /** A file name's most UTF-8 bytes, the ".md" and a " 99" left room under the 255 file systems allow. */
 const NAME_BYTES = 200;
 
