@@ -322,6 +322,11 @@ def test_a_sentence_introducing_code_or_a_list_keeps_it() -> None:
     assert units[1].shows == "- the modal\n- the command"
     tip = split_units("> [!tip]- Keep a backup\n> Sync is not a backup.", "")
     assert [unit.text for unit in tip] == ["Keep a backup", "Sync is not a backup."]
+    # A callout's title names the box ("Hinweis", "Keep a backup"): a label, no answer; one
+    # written as a sentence says something.
+    assert [unit.label for unit in tip] == [True, False]
+    warning = split_units("> [!warning] Sync deletes what you delete.\n> Keep a copy.", "")
+    assert [unit.label for unit in warning] == [False, False]
     assert [unit.text for unit in units[2:]] == [
         "the modal",
         "the command",

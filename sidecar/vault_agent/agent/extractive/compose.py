@@ -38,6 +38,8 @@ def compose(first: list[Quote], kept: list[Quote], dated: bool, unsure: bool = F
     for quote in kept:
         if (quote.ref.file, quote.unit.text) in shown or _shown_after(quote, first):
             continue
+        if quote.unit.label:  # "Making the crust", a callout's "Note": names, says nothing
+            continue
         if quote.ref.file in more or len(more) < MORE_NOTES:
             group = more.setdefault(quote.ref.file, [])
             if len(group) < 2:

@@ -156,9 +156,7 @@ def split_units(body: str, heading: str) -> list[Unit]:
             add(sentence)
         one_line = len(paragraph) == 1 and len(units) == count + 1
         text = units[-1].text if one_line else ""
-        short = len(text.split()) <= LABEL_WORDS and wide_chars(text) <= LABEL_WIDE_CHARS
-        short = short and not text.endswith(_LABEL_ENDS)
-        may_label, label = (count if one_line and short else None), ""
+        may_label, label = (count if one_line and _reads_as_label(text) else None), ""
         paragraph.clear()
 
     def labelled() -> str:
@@ -231,11 +229,21 @@ def split_units(body: str, heading: str) -> list[Unit]:
             if callout:  # "> [!tip] Title": the marker is markup, the title a label of its own
                 flush()
                 may_label, label = None, ""
+                count = len(units)
                 add(quoted[callout.end() :])
+                if len(units) > count and _reads_as_label(units[-1].text):
+                    # "Hinweis", "Note", "Before you start": names the box, answers nothing
+                    units[-1] = replace(units[-1], label=True)
                 continue
             paragraph.append(quoted)
     flush()
     return units
+
+
+def _reads_as_label(text: str) -> bool:
+    """A line short enough, and ending in no punctuation, to name what follows it."""
+    short = len(text.split()) <= LABEL_WORDS and wide_chars(text) <= LABEL_WIDE_CHARS
+    return bool(text) and short and not text.endswith(_LABEL_ENDS)
 
 
 def _as_read(text: str) -> str:
