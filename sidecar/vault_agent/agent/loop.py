@@ -21,7 +21,7 @@ import contextlib
 import logging
 import re
 import time
-from collections.abc import AsyncGenerator, AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
 from dataclasses import replace
 from typing import Literal
 
@@ -33,6 +33,7 @@ from vault_agent.agent.citations.links import (
     NoteRef,
     cite,
 )
+from vault_agent.agent.citations.shown_links import shown_only, web_links_in
 from vault_agent.agent.events import (
     AgentEvent,
     DeltaEvent,
@@ -56,6 +57,7 @@ from vault_agent.agent.tools import (
     ToolResult,
     tool_specs,
 )
+from vault_agent.agent.vault_urls import is_web_link
 from vault_agent.config import Settings
 from vault_agent.index.search.dated import dated_in
 from vault_agent.llm.errors import (
@@ -135,6 +137,8 @@ class _Run:
         self.numbered: list[list[NoteRef]] = []
         """The passages of each search result, in rank order (what an answer's "[1]" cites)."""
         self.usage = Usage()
+        self.quoting = False
+        """The answer quotes the notes (the extractive profile): no model wrote its links."""
         self.turn = 0
         self.stalled = 0
         """Tool turns in a row whose every call was a repeat."""
@@ -164,6 +168,7 @@ class _Run:
     async def _extractive(self) -> AsyncGenerator[AgentEvent, None]:
         """No model: search once with the question in its context, then quote the notes."""
         self.turn = 1
+        self.quoting = True
         yield self._status("searching", "Searching your notes (no language model).")
         await asyncio.to_thread(self._first_turn, False)
         sparse = self.context.searcher.sparse
@@ -368,6 +373,12 @@ class _Run:
 
     async def _done(self, text: str) -> DoneEvent:
         started = time.perf_counter()
+        # A model's answer links only to pages it was shown (a note may ask it to build a link
+        # carrying what it read); a quoted answer is the notes' own text.
+        links: Callable[[str], bool] = is_web_link
+        if not self.quoting:
+            shown = (m.content for m in self.messages if m.role != "assistant")
+            links = shown_only(await asyncio.to_thread(web_links_in, shown))
         # In a worker thread: correcting a heading reads the note's headings from the store.
         checked = await asyncio.to_thread(
             check_answer,
@@ -378,6 +389,7 @@ class _Run:
             self.context.documents,
             numbered=self.numbered,
             headings=self.toolbox.reader.headings,
+            links=links,
         )
         for fix in checked.corrected_citations:
             log.info("citation %s corrected to %s: %s", fix.citation, fix.corrected, fix.reason)

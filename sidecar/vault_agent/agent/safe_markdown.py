@@ -272,6 +272,11 @@ def _embed_edits(text: str, tokens: list[Token]) -> list[_Edit]:
     ]
 
 
+def code_spans(text: str) -> list[tuple[int, int]]:
+    """Where ``text`` is code (a block, or a code span), as (start, end) offsets."""
+    return _code_spans(text, _PARSER.parse(text, {}))
+
+
 def _code_spans(text: str, tokens: list[Token]) -> list[tuple[int, int]]:
     """Where ``text`` is code (blocks, and the inline code of blocks whose text is placed)."""
     lines = _Lines(text)  # its own: placing table cells is stateful

@@ -59,6 +59,7 @@ from vault_agent.agent.citations.links import (
     note_title,
 )
 from vault_agent.agent.citations.normalise import normalise_citations
+from vault_agent.agent.citations.shown_links import unlink_unshown
 from vault_agent.agent.safe_markdown import sanitise_markdown
 from vault_agent.agent.vault_urls import is_web_link
 from vault_agent.index.store.protocol import VAULT_SOURCE
@@ -119,6 +120,7 @@ def check_answer(
     *,
     numbered: Sequence[Sequence[NoteRef]] = (),
     headings: HeadingsOf | None = None,
+    links: Callable[[str], bool] = is_web_link,
 ) -> CheckedAnswer:
     """Check ``text``'s citations against the ``supported`` notes; see the module docstring.
 
@@ -128,12 +130,13 @@ def check_answer(
     Obsidian, where ``[[#Heading]]`` and relative links depend on it. ``documents`` tells
     which sources and urls hold documents, for document citations of nothing retrieved.
     ``numbered`` holds the passages of each search result in rank order (what "[1]" cites);
-    ``headings`` gives a note's real headings (None: headings are not checked).
+    ``headings`` gives a note's real headings (None: headings are not checked); ``links``
+    which web links stay links (`shown_links.shown_only`: those the model was shown).
     """
     refs = [ref if isinstance(ref, NoteRef) else NoteRef(file=ref, title="") for ref in supported]
     # Links to notes the model saw are wikilinks by now (normalise); any other link into the
     # vault (`[x](Secrets/Passwords.md)`, a note it never read) cites unchecked: its text.
-    safe = sanitise_markdown(normalise_citations(text, refs, numbered), links=is_web_link)
+    safe = sanitise_markdown(normalise_citations(text, refs, numbered), links=links)
     body, listed = _split_sources(safe.markdown)
     check = _Checker(refs, resolver, source_file, documents, headings)
     body = check.rewrite(body)
@@ -146,8 +149,9 @@ def check_answer(
     # nor an embed: a "!" the model wrote before a rewritten link (`!![[Note]]` -> `![[Note]]`)
     # or a removal brought next to one. Nothing embeds in an answer, however it got there.
     final = sanitise_markdown(answer, embeds=False)
+    markdown = final.markdown if links is is_web_link else unlink_unshown(final.markdown, links)
     return CheckedAnswer(
-        answer=final.markdown,
+        answer=markdown,
         sources=check.sources,
         removed_citations=check.removed,
         removed_images=list(dict.fromkeys(safe.removed + final.removed)),
