@@ -9,6 +9,7 @@ wikilinks, code) survives.
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -169,6 +170,16 @@ def test_a_command_another_plugin_runs_is_broken_in_a_checked_answer(
     checked = check_answer(answer, {"Recipes/Miso Soup.md"}, graph).answer
     assert form["inert"] in checked, checked
     assert "<%" not in checked and "`=" not in checked and "`$=" not in checked
+
+
+@pytest.mark.parametrize(
+    "text", ["`" * 100_000 + "=", "> " * 50_000 + "x", "- \t" * 30_000 + "```x", "<%" * 100_000]
+)
+def test_making_a_long_answer_inert_takes_linear_time(text: str) -> None:
+    # A backtick run was tried from each of its backticks: 100,000 of them took two minutes.
+    started = time.perf_counter()
+    inert(text)
+    assert time.perf_counter() - started < 1.0
 
 
 def test_only_languages_without_a_renderer_of_their_own_are_allowed() -> None:

@@ -23,3 +23,11 @@ describe("inert", () => {
 		expect(inert(form.inert)).toBe(form.inert);
 	});
 });
+
+describe("inert on pathological text", () => {
+	it.each(["`".repeat(100_000) + "=", "> ".repeat(50_000) + "x", "<%".repeat(100_000)])("takes linear time", (text) => {
+		const started = performance.now();
+		inert(text);
+		expect(performance.now() - started).toBeLessThan(1000);
+	});
+});
