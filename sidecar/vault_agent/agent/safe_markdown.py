@@ -36,17 +36,16 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from types import SimpleNamespace
 from typing import Any
 
-from markdown_it import MarkdownIt, helpers
+from markdown_it import MarkdownIt
 from markdown_it.common.html_re import HTML_TAG_RE
 from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 
 from vault_agent.agent.runnable import inert
 from vault_agent.agent.vault_urls import is_safe_link, is_vault_resource
-from vault_agent.vault.markdown import link_label
+from vault_agent.vault.markdown import linear_link_labels
 
 #: Raw HTML that may stay: these tags, with no attribute, on one line.
 _ALLOWED_TAG = re.compile(
@@ -437,11 +436,7 @@ def _make_parser() -> MarkdownIt:
     # whose percent-encoding would hide backslashes another renderer reads as slashes.
     parser.normalizeLink = _as_written  # type: ignore[method-assign]
     parser.validateLink = _accept  # type: ignore[method-assign]
-    parser.helpers = SimpleNamespace(  # type: ignore[assignment]
-        parseLinkLabel=link_label,  # linear on runs of "[" (see vault/markdown.py)
-        parseLinkDestination=helpers.parseLinkDestination,
-        parseLinkTitle=helpers.parseLinkTitle,
-    )
+    linear_link_labels(parser)  # linear on runs of "["
     for name in parser.inline.ruler.get_all_rules():
         parser.inline.ruler.at(name, _spanned(_rule(parser, name)))
     return parser

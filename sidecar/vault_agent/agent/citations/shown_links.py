@@ -25,8 +25,11 @@ from markdown_it import MarkdownIt
 
 from vault_agent.agent.safe_markdown import code_spans
 from vault_agent.agent.vault_urls import is_web_link
+from vault_agent.vault.markdown import linear_link_labels
 
-_PARSER = MarkdownIt("commonmark", {"linkify": True}).enable(["linkify", "table"])
+_PARSER = linear_link_labels(
+    MarkdownIt("commonmark", {"linkify": True}).enable(["linkify", "table"])
+)
 #: URLs with their scheme: what a renderer links in text ("Obsidian.md" is a note's name).
 _LINKIFY = LinkifyIt(options={"fuzzy_link": False, "fuzzy_email": False})
 
