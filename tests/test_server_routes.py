@@ -257,6 +257,15 @@ async def test_related_takes_a_limit_and_refuses_unknown_or_outside_notes(api: A
     assert (status, body["error"]["code"]) == (422, "invalid_request")
 
 
+@pytest.mark.parametrize("written", ["0", "12", "1700000000", "2024-02-30", "20240101"])
+async def test_a_date_not_written_as_the_contract_says_is_refused(api: Api, written: str) -> None:
+    # Pydantic reads "0" as 0 seconds after 1970, strict or not: the contract says YYYY-MM-DD.
+    status, body = await post_json(api, "/v1/search", {"query": "bread", "date_from": written})
+    assert (status, body["error"]["code"]) == (422, "invalid_request"), body
+    status, body = await post_json(api, "/v1/search", {"query": "x", "date_to": "2026-11-08"})
+    assert status == 200, body
+
+
 async def test_openapi_documents_every_served_route(api: Api) -> None:
     status, document = await get_json(api, "/v1/openapi.json")
     assert status == 200

@@ -7,7 +7,6 @@ document, so clients can read them instead of discovering them.
 
 from __future__ import annotations
 
-from datetime import date
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
@@ -22,6 +21,7 @@ from vault_agent.index.sync.status import (
     IndexProgress,
     SyncReport,
 )
+from vault_agent.iso_dates import IsoDate
 
 MAX_QUERY_CHARS = 1_000
 MAX_LIMIT = 50
@@ -81,8 +81,8 @@ class SearchRequest(BaseModel):
         max_length=MAX_FILTER_VALUES,
         description='"vault" for the notes, or other sources of documents; default: all.',
     )
-    date_from: date | None = Field(default=None, description="Daily notes from this date on.")
-    date_to: date | None = Field(default=None, description="Daily notes up to this date.")
+    date_from: IsoDate | None = Field(default=None, description="Daily notes from this date on.")
+    date_to: IsoDate | None = Field(default=None, description="Daily notes up to this date.")
     open_tasks: bool = Field(
         default=False, description="Only passages holding a task still open (`- [ ] ...`)."
     )

@@ -61,7 +61,7 @@ from vault_agent.agent.citations.links import (
 from vault_agent.agent.citations.normalise import normalise_citations
 from vault_agent.agent.citations.shown_links import unlink_unshown
 from vault_agent.agent.safe_markdown import sanitise_markdown
-from vault_agent.agent.vault_urls import is_web_link
+from vault_agent.agent.vault_urls import is_safe_link, is_web_link
 from vault_agent.index.store.protocol import VAULT_SOURCE
 from vault_agent.vault.files import is_pdf
 from vault_agent.vault.pdf_note import page_heading, page_of_heading, page_subpath
@@ -136,7 +136,7 @@ def check_answer(
     refs = [ref if isinstance(ref, NoteRef) else NoteRef(file=ref, title="") for ref in supported]
     # Links to notes the model saw are wikilinks by now (normalise); any other link into the
     # vault (`[x](Secrets/Passwords.md)`, a note it never read) cites unchecked: its text.
-    safe = sanitise_markdown(normalise_citations(text, refs, numbered), links=links)
+    safe = sanitise_markdown(normalise_citations(text, refs, numbered), links=is_web_link)
     body, listed = _split_sources(safe.markdown)
     check = _Checker(refs, resolver, source_file, documents, headings)
     body = check.rewrite(body)
@@ -148,7 +148,9 @@ def check_answer(
     # Rewriting citations and citing documents by their url must not make anything that loads,
     # nor an embed: a "!" the model wrote before a rewritten link (`!![[Note]]` -> `![[Note]]`)
     # or a removal brought next to one. Nothing embeds in an answer, however it got there.
-    final = sanitise_markdown(answer, embeds=False)
+    # Web links stay only where `links` says (a model's: pages it was shown), once citations
+    # of documents by their url were checked and reported.
+    final = sanitise_markdown(answer, _kept(links), embeds=False)
     markdown = final.markdown if links is is_web_link else unlink_unshown(final.markdown, links)
     return CheckedAnswer(
         answer=markdown,
@@ -157,6 +159,13 @@ def check_answer(
         removed_images=list(dict.fromkeys(safe.removed + final.removed)),
         corrected_citations=check.corrected,
     )
+
+
+def _kept(links: Callable[[str], bool]) -> Callable[[str], bool]:
+    """The links the last pass keeps: web pages `links` keeps, and the other safe links."""
+    if links is is_web_link:
+        return is_safe_link
+    return lambda url: links(url) if is_web_link(url) else is_safe_link(url)
 
 
 def _split_sources(text: str) -> tuple[str, str]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
-from datetime import date, datetime
+from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -26,6 +26,7 @@ from pydantic import (
 from vault_agent.index.store.protocol import (
     VAULT_SOURCE,
 )
+from vault_agent.iso_dates import IsoDate, IsoDateTime
 
 # Each pattern ends in "$(?!\n)": Python's "$" also matches before a final newline, and test
 # generators (hypothesis, schemathesis) read the documented patterns with Python.
@@ -139,7 +140,7 @@ class Document(BaseModel):
         description="Its web page (http or https): answers cite the document by this link.",
     )
     tags: list[Tag] = Field(default_factory=list, max_length=MAX_TAGS)
-    created: datetime | date | None = None
+    created: IsoDateTime | IsoDate | None = None
     metadata: Metadata = Field(
         default_factory=dict,
         description=f"Free JSON, at most {MAX_METADATA_BYTES:,} bytes; returned as sent.",
@@ -161,7 +162,7 @@ class DocumentChanges(BaseModel):
     )
     url: WebUrl | None = Field(default=None, description="null: none.")
     tags: list[Tag] = Field(default_factory=list, max_length=MAX_TAGS)
-    created: datetime | date | None = None
+    created: IsoDateTime | IsoDate | None = None
     metadata: Metadata = Field(default_factory=dict, description="Replaces the metadata.")
 
     @model_validator(mode="after")
