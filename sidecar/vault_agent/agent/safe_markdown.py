@@ -95,7 +95,9 @@ def sanitise_markdown(
     removed: list[str] = []
     for _ in range(MAX_PASSES):
         edits = _edits(text, removed, links, embeds)
-        rewritten = _apply(text, edits)
+        # An edit can make a command of what it leaves ("<![%](a.png)*..." -> "<%*..."): each
+        # pass's text is made inert again, and only text both inert and safe is returned.
+        rewritten = inert(_apply(text, edits))
         if rewritten == text:
             return SafeMarkdown(text, _unique(removed))
         text = rewritten

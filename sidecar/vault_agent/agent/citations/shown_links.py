@@ -11,12 +11,16 @@ URLs are found as a renderer finds them (markdown-it with linkify: markdown link
 bare URLs written in the text) and compared as WHATWG parses them (ada), so spelling a host in
 capitals or escaping a character makes no other URL; a trailing slash is no difference.
 
-Obsidian makes a link of a URL written out in the text too: one the model was not shown is put
-in a code span (`unlink_unshown`), where it reads the same and is no link.
+Obsidian makes a link of a URL written out in the text too (with its scheme, or from
+``www.``): one the model was not shown is put in a code span (`unlink_unshown`), where it reads
+the same and is no link; so does MathJax of ``\\href{url}{text}`` in math, which keeps its
+text only. What the model wrote itself is never shown to it: a tool's result repeats its
+arguments ("No notes match \"https://...\""), so their URLs don't count.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 
 import ada_url
@@ -30,8 +34,11 @@ from vault_agent.vault.markdown import linear_link_labels
 _PARSER = linear_link_labels(
     MarkdownIt("commonmark", {"linkify": True}).enable(["linkify", "table"])
 )
-#: URLs with their scheme: what a renderer links in text ("Obsidian.md" is a note's name).
-_LINKIFY = LinkifyIt(options={"fuzzy_link": False, "fuzzy_email": False})
+#: URLs a renderer links in text: with their scheme, or starting "www." (not "Obsidian.md",
+#: a note's name, which linkify's fuzzy rule also finds).
+_LINKIFY = LinkifyIt(options={"fuzzy_link": True, "fuzzy_email": False})
+#: MathJax's link commands (on by default in Obsidian's math): their URL, then for \href text.
+_MATH_LINK = re.compile(r"\\(?P<command>href|url)\s*\{(?P<url>[^{}]*)\}")
 
 
 def web_links_in(texts: Iterable[str]) -> frozenset[str]:
@@ -53,16 +60,31 @@ def shown_only(shown: frozenset[str]) -> Callable[[str], bool]:
 
 def unlink_unshown(markdown: str, keep: Callable[[str], bool]) -> str:
     """`markdown` with each URL written out in its text (outside code) that `keep` refuses
-    made a code span, so no renderer makes a link of it."""
+    made a code span, and each MathJax link to one its text alone, so nothing makes a link
+    of it."""
     code = code_spans(markdown)
-    parts: list[str] = []
-    done = 0
+
+    def in_code(at: int) -> bool:
+        return any(first <= at < last for first, last in code)
+
+    edits: list[tuple[int, int, str]] = []
     for match in _LINKIFY.match(markdown) or []:
-        start, end = match.index, match.last_index
-        if keep(match.url) or any(first <= start < last for first, last in code):
+        fuzzy = not match.schema and not match.raw.lower().startswith("www.")
+        if fuzzy or keep(match.url) or in_code(match.index):
             continue
         fence = "``" if "`" in match.raw else "`"
-        parts += [markdown[done:start], f"{fence}{match.raw}{fence}"]
+        edits.append((match.index, match.last_index, f"{fence}{match.raw}{fence}"))
+    for link in _MATH_LINK.finditer(markdown):
+        if keep(link["url"]) or in_code(link.start()):
+            continue
+        shown = "" if link["command"] == "href" else f"\\texttt{{{link['url']}}}"
+        edits.append((link.start(), link.end(), shown))
+    parts: list[str] = []
+    done = 0
+    for start, end, replacement in sorted(edits):
+        if start < done:
+            continue  # inside an edit already made (a URL of a math link)
+        parts += [markdown[done:start], replacement]
         done = end
     return "".join(parts) + markdown[done:]
 
