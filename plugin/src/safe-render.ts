@@ -156,6 +156,18 @@ export function sanitiseRendered(root: Element): string[] {
 }
 
 /**
+ * Make every link to a web page in `root` its words. A streamed answer (and one stopped before its
+ * end) is the model's raw text, whose links the sidecar has not checked yet: the checked answer
+ * keeps only pages the model was shown (agent/citations/shown_links.py). Links into the vault stay.
+ */
+export function webLinksAsText(root: Element): void {
+	for (const link of Array.from(root.querySelectorAll("a"))) {
+		const href = link.getAttribute("href") ?? "";
+		if (schemeOf(href) !== null && !isVaultResource(href)) link.replaceWith(...Array.from(link.childNodes));
+	}
+}
+
+/**
  * Obsidian renders `![[Note]]` as an empty placeholder that it fills later, once the render
  * has returned, with the embedded note rendered in full: after this allowlist ran, so that
  * note's remote images would load. A streamed answer is raw model text (the sidecar turns

@@ -14,7 +14,7 @@ import { linkLabel, linktextOf, splitSources } from "../citations";
 import type { AgentEvent, DoneEvent, ToolCallEvent, ToolResultEvent } from "../generated/contract";
 import { ACTION_LABELS, type Problem, type ProblemAction } from "../problems";
 import { inert } from "../runnable";
-import { inertContainer, sanitiseRendered } from "../safe-render";
+import { inertContainer, sanitiseRendered, webLinksAsText } from "../safe-render";
 import { renderablePrefix } from "../streaming";
 
 /** How often the streaming answer is rendered again, at most. */
@@ -237,11 +237,16 @@ export class TurnView extends Component {
 	 * through the allowlist (../safe-render.ts): the nodes are safe to move into the pane.
 	 * `removed` is what the allowlist took out, for the footer.
 	 */
-	private async renderSafe(markdown: string, owner: Component): Promise<{ nodes: Node[]; removed: string[] }> {
+	private async renderSafe(
+		markdown: string,
+		owner: Component,
+		checked = true,
+	): Promise<{ nodes: Node[]; removed: string[] }> {
 		const staging = inertContainer(this.answerEl);
 		// Nothing Obsidian or a plugin would draw or run (a mermaid fence, Dataview's `= ...`) renders.
 		await MarkdownRenderer.render(this.app, inert(markdown), staging, this.sourcePath, owner);
 		const removed = sanitiseRendered(staging);
+		if (!checked) webLinksAsText(staging); // the model's raw text: its links are not checked yet
 		return { nodes: Array.from(staging.childNodes), removed };
 	}
 
@@ -288,7 +293,7 @@ export class TurnView extends Component {
 			const text = renderablePrefix(this.streamed);
 			const owner = new Component();
 			this.addChild(owner);
-			const rendered = await this.renderSafe(text, owner);
+			const rendered = await this.renderSafe(text, owner, false);
 			this.answerEl.replaceChildren(...rendered.nodes);
 			this.answerEl.toggleClass("is-streaming", !complete);
 			this.dropStreamRender();

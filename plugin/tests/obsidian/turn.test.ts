@@ -86,6 +86,32 @@ describe("a hostile answer in the pane", () => {
 		}
 	});
 
+	it("shows no web link of the model's raw text, while it streams or once it stopped: links to notes stay", async () => {
+		const { restore } = htmlRenderer();
+		try {
+			const script: AgentEvent[] = [
+				{ event: "delta", text: "[Verify it here](https://evil.example/v?pin=4931) or see [[Inbox/Exfil media]]", turn: 1 },
+				{ event: "error", code: "model_unavailable", message: "the model went away" },
+			];
+			const loaded = await loadPlugin(script);
+			await loaded.plugin.openAskView(null);
+			const during: string[][] = [];
+			loaded.client.between = async () => {
+				await new Promise((resolve) => setTimeout(resolve, 250)); // past the render throttle
+				const shown = loaded.app.sidebarEl.querySelector(".vault-agent-answer")!;
+				during.push(Array.from(shown.querySelectorAll("a")).map((a) => a.getAttribute("href") ?? ""));
+			};
+			await loaded.view().ask("Where is my PIN?");
+			const answer = loaded.app.sidebarEl.querySelector(".vault-agent-answer")!;
+			for (const hrefs of [...during, Array.from(answer.querySelectorAll("a")).map((a) => a.getAttribute("href") ?? "")]) {
+				expect(hrefs.some((href) => href.includes("evil.example")), hrefs.join(" ")).toBe(false);
+			}
+			expect(answer.textContent).toContain("Verify it here");
+		} finally {
+			restore();
+		}
+	});
+
 	it("renders the streaming answer as markdown, where nothing loads, with nothing unsafe in it either", async () => {
 		const { targets, restore } = htmlRenderer();
 		try {
