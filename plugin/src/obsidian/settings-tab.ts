@@ -55,7 +55,8 @@ export class VaultAgentSettingTab extends PluginSettingTab {
 					.onChange(async (value) => {
 						const parsed = parseSidecarUrl(value.trim());
 						text.inputEl.toggleClass("vault-agent-invalid", parsed === null || !parsed.loopback);
-						if (!parsed) return;
+						// Another machine would get the token, the questions and the notes.
+						if (!parsed?.loopback) return;
 						settings.sidecarUrl = value.trim().replace(/\/+$/, "");
 						await this.host.saveSettings();
 					}),

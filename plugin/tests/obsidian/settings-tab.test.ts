@@ -28,7 +28,10 @@ describe("the settings tab", () => {
 		await control("Linked notes depth", "slider")?.(2);
 		await control("Context budget", "text")?.("999999");
 		await control("Sidecar URL", "text")?.("nonsense");
+		await control("Sidecar URL", "text")?.("https://vault-agent.example.org:8765");
 		expect(plugin.settings).toMatchObject({ token: "s3cret", neighbourhoodDepth: 2, contextBudget: 100_000, sidecarUrl: "http://127.0.0.1:8765" });
+		await control("Sidecar URL", "text")?.("http://localhost:9000/");
+		expect(plugin.settings.sidecarUrl).toBe("http://localhost:9000");
 		expect(app.pluginData["vault-agent"]).toMatchObject({ token: "s3cret", contextBudget: 100_000 });
 	});
 });
