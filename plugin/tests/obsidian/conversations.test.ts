@@ -2,14 +2,9 @@
 // continued, renamed, deleted, saved as a note; per-answer actions; Esc and Up.
 import { describe, expect, it } from "vitest";
 import { Notice } from "../../stub/obsidian";
-import { done, loadPlugin, tick } from "./helpers";
+import { askThenSave, click, done, loadPlugin, tick } from "./helpers";
 
 const ANSWER = "Fed on [[Daily/2026-11-12]].\n\nSources:\n- [[Daily/2026-11-12]]";
-
-function click(el: Element | null) {
-	if (!el) throw new Error("nothing to click");
-	el.dispatchEvent(new MouseEvent("click", { bubbles: true, cancelable: true }));
-}
 
 function key(el: Element, name: string) {
 	el.dispatchEvent(new KeyboardEvent("keydown", { key: name, bubbles: true, cancelable: true }));
@@ -71,12 +66,7 @@ describe("conversations", () => {
 
 	it("saves as a note in the chosen folder, and opens it", async () => {
 		const loaded = await loadPlugin([done(ANSWER)]);
-		loaded.plugin.settings.notesFolder = "Chats";
-		await loaded.plugin.openAskView(null);
-		await loaded.view().ask("When did I last feed the starter?");
-		click(loaded.app.sidebarEl.querySelector("button.vault-agent-save"));
-		await tick();
-		await tick();
+		await askThenSave(loaded, "When did I last feed the starter?", "Chats");
 		const note = loaded.app.files.get("Chats/When did I last feed the starter.md");
 		expect(note?.content).toContain("## When did I last feed the starter?\n\nFed on [[Daily/2026-11-12]].");
 		expect(loaded.app.openedFiles).toEqual(["Chats/When did I last feed the starter.md"]);

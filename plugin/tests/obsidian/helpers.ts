@@ -115,3 +115,19 @@ export function command(app: FakeApp, id: string) {
 }
 
 export const tick = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+/** Click `el` as a user does (an error if it is missing). */
+export function click(el: Element | null): void {
+	if (!el) throw new Error("nothing to click");
+	el.dispatchEvent(new MouseEvent("click", { bubbles: true, cancelable: true }));
+}
+
+/** Ask `question` in the pane with notes saved to `folder`, then press "Save as note". */
+export async function askThenSave(loaded: Loaded, question: string, folder: string): Promise<void> {
+	loaded.plugin.settings.notesFolder = folder;
+	await loaded.plugin.openAskView(null);
+	await loaded.view().ask(question);
+	click(loaded.app.sidebarEl.querySelector("button.vault-agent-save"));
+	await tick(); // the save's promise, then the note it opens
+	await tick();
+}

