@@ -239,10 +239,12 @@ def _periods(
     if field in MONTHS:  # "what did I do in March?": the latest March, this one if it is
         month = MONTHS.index(field) + 1
         year = today.year - (month > today.month)
+        newest = _month(year, month)
+        if has_notes is None:
+            return [newest]
         years = range(year, max(year - MONTH_YEARS_BACK, 0), -1)
-        months = [_month(past, month) for past in years]
-        with_notes = (period for period in months if has_notes is not None and has_notes(period))
-        return [next(with_notes, months[0])]
+        months = (_month(past, month) for past in years)
+        return [next((held for held in months if has_notes(held)), newest)]
     if field not in WEEKDAYS:
         return [_period(field, offset, today)]
     weekday = WEEKDAYS.index(field)
