@@ -12,6 +12,11 @@
  */
 import * as obsidian from "../stub/obsidian";
 import { createFakeApp, type FakeApp, type FakeNote } from "../stub/app";
+import { DEVICE_KEYS, DEVICE_STORAGE_KEY } from "../src/settings";
+
+const isDeviceKey = (key: string): boolean => (DEVICE_KEYS as readonly string[]).includes(key);
+const pick = (settings: Record<string, unknown>, keep: (key: string) => boolean) =>
+	Object.fromEntries(Object.entries(settings).filter(([key]) => keep(key)));
 
 export interface HarnessOptions {
 	notes: FakeNote[];
@@ -99,7 +104,9 @@ window.startHarness = async (options: HarnessOptions) => {
 		resolvedLinks: options.resolvedLinks,
 		activePath: options.activePath,
 		root,
-		pluginData: { "vault-agent": options.settings },
+		// As the user left them: the token and how to start the sidecar on this device.
+		pluginData: { "vault-agent": pick(options.settings, (key) => !isDeviceKey(key)) },
+		localStorage: { [DEVICE_STORAGE_KEY]: pick(options.settings, isDeviceKey) },
 	});
 	Object.assign(app.vault, { adapter: new obsidian.FileSystemAdapter("/vault") });
 	app.openInEditor(options.activePath, note?.content ?? "");

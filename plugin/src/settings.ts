@@ -25,6 +25,17 @@ export interface VaultAgentSettings {
 	notesFolder: string;
 }
 
+/**
+ * Settings kept on this device only (Obsidian's per-vault local storage), never in the vault's
+ * data.json: a vault shared, cloned or synced from elsewhere must not choose a command this
+ * computer runs, and the token should not travel into a git repository or another device.
+ */
+export const DEVICE_KEYS = ["token", "autoStart", "sidecarCommand"] as const;
+export type DeviceKey = (typeof DEVICE_KEYS)[number];
+export type DeviceSettings = Pick<VaultAgentSettings, DeviceKey>;
+/** Where the device settings live in `App.saveLocalStorage` (Obsidian scopes it to the vault). */
+export const DEVICE_STORAGE_KEY = "vault-agent-device-settings";
+
 export const DEFAULT_PORT = 8765;
 
 export const DEFAULT_SETTINGS: VaultAgentSettings = {
@@ -44,9 +55,18 @@ export const LIMITS = {
 	contextBudget: { min: 0, max: 100_000 },
 } as const;
 
-/** Settings from whatever `loadData()` returned; unknown or invalid values fall back. */
-export function normaliseSettings(raw: unknown): VaultAgentSettings {
-	const data = typeof raw === "object" && raw !== null ? (raw as Record<string, unknown>) : {};
+/**
+ * Settings from whatever `loadData()` (the vault's data.json) and `loadLocalStorage` (this
+ * device's) returned; unknown or invalid values fall back. The device keys are read from the
+ * device's storage only; a token an older version kept in data.json is taken while the device
+ * has none (a token runs nothing), a command or automatic start found there never is.
+ */
+export function normaliseSettings(raw: unknown, rawDevice: unknown = null): VaultAgentSettings {
+	const vaultData = asRecord(raw);
+	const deviceData = asRecord(rawDevice);
+	const data: Record<string, unknown> = { ...vaultData, ...deviceData };
+	for (const key of DEVICE_KEYS) if (!(key in deviceData)) delete data[key];
+	if (!("token" in deviceData) && typeof vaultData.token === "string") data.token = vaultData.token;
 	const text = (key: keyof VaultAgentSettings): string | undefined => {
 		const value = data[key];
 		return typeof value === "string" ? value.trim() : undefined;
@@ -70,6 +90,24 @@ export function normaliseSettings(raw: unknown): VaultAgentSettings {
 		contextBudget: clampInt(data.contextBudget, LIMITS.contextBudget, DEFAULT_SETTINGS.contextBudget),
 		notesFolder: text("notesFolder") ?? DEFAULT_SETTINGS.notesFolder,
 	};
+}
+
+/** The settings split into what data.json keeps and what stays on this device. */
+export function splitSettings(settings: VaultAgentSettings): {
+	vault: Omit<VaultAgentSettings, DeviceKey>;
+	device: DeviceSettings;
+} {
+	const { token, autoStart, sidecarCommand, ...vault } = settings;
+	return { vault, device: { token, autoStart, sidecarCommand } };
+}
+
+/** True when data.json asks to start a command: a setting no longer read from there. */
+export function vaultAsksToStart(raw: unknown): boolean {
+	return asRecord(raw).autoStart === true;
+}
+
+function asRecord(raw: unknown): Record<string, unknown> {
+	return typeof raw === "object" && raw !== null && !Array.isArray(raw) ? (raw as Record<string, unknown>) : {};
 }
 
 /** An integer within `limits`, parsed from a number or a string; `fallback` otherwise. */

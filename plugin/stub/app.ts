@@ -25,6 +25,8 @@ export interface FakeAppOptions {
 	/** Where leaves, the status bar and the ribbon go (default: document.body). */
 	root?: HTMLElement;
 	pluginData?: Record<string, unknown>;
+	/** What `saveLocalStorage` kept on this device for this vault (another device: empty). */
+	localStorage?: Record<string, unknown>;
 }
 
 type Listener = (...args: unknown[]) => unknown;
@@ -68,6 +70,14 @@ export function createFakeApp(options: FakeAppOptions = {}) {
 		},
 		settingTabs: [] as unknown[],
 		pluginData: options.pluginData ?? {},
+		localStorage: options.localStorage ?? {},
+		loadLocalStorage(key: string): unknown {
+			return key in app.localStorage ? (JSON.parse(JSON.stringify(app.localStorage[key])) as unknown) : null;
+		},
+		saveLocalStorage(key: string, data: unknown): void {
+			if (data === null) delete app.localStorage[key];
+			else app.localStorage[key] = JSON.parse(JSON.stringify(data)) as unknown;
+		},
 		statusBarEl,
 		ribbonEl,
 		sidebarEl,

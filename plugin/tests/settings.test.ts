@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_SETTINGS, normaliseSettings, parseSidecarUrl } from "../src/settings";
+import { DEFAULT_SETTINGS, DEVICE_KEYS, normaliseSettings, parseSidecarUrl, splitSettings } from "../src/settings";
 
 describe("settings", () => {
 	it("fall back to defaults for missing or invalid values, and clamp numbers", () => {
@@ -18,6 +18,17 @@ describe("settings", () => {
 			sidecarUrl: "http://localhost:9000",
 			profile: "ollama",
 		});
+	});
+
+	it("read the token and how to start the sidecar from the device, never a command from data.json", () => {
+		const vault = { autoStart: true, sidecarCommand: "sh -c evil", token: "old", profile: "ollama" };
+		expect(normaliseSettings(vault)).toEqual({ ...DEFAULT_SETTINGS, token: "old", profile: "ollama" });
+		const device = { autoStart: true, sidecarCommand: "/opt/bin/vault-agent serve", token: "mine" };
+		expect(normaliseSettings(vault, device)).toEqual({ ...DEFAULT_SETTINGS, ...device, profile: "ollama" });
+		expect(normaliseSettings({ token: "old" }, { token: "" }).token).toBe(""); // cleared on the device
+		const { vault: kept, device: local } = splitSettings(normaliseSettings(vault, device));
+		expect(Object.keys(kept).some((key) => (DEVICE_KEYS as readonly string[]).includes(key))).toBe(false);
+		expect(local).toEqual(device);
 	});
 
 	it("know a loopback sidecar URL from another", () => {

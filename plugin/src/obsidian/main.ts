@@ -6,7 +6,8 @@
  *   (commands.ts), the settings tab (settings-tab.ts), the status bar (status-bar.ts);
  * - the sidecar client (client.ts): `requestUrl` for JSON calls, `fetch` for the answer stream;
  * - optionally the sidecar process itself (sidecar-process.ts), stopped on unload;
- * - the plugin's data: the settings and the saved conversations, in one data.json.
+ * - the plugin's data: the settings and the saved conversations in data.json, except the
+ *   token and how to start the sidecar, which stay on the device (settings.ts, DEVICE_KEYS).
  */
 import { spawn } from "child_process";
 import { FileSystemAdapter, MarkdownView, Notice, Platform, Plugin, TFile, requestUrl } from "obsidian";
@@ -16,7 +17,15 @@ import { normaliseConversations, remove, rename, upsert, type Conversation } fro
 import type { IndexResponse } from "../generated/contract";
 import { neighbourhood } from "../neighbourhood";
 import { describeProblem, type Problem, type ProblemAction } from "../problems";
-import { normaliseSettings, parseSidecarUrl, DEFAULT_PORT, type VaultAgentSettings } from "../settings";
+import {
+	normaliseSettings,
+	parseSidecarUrl,
+	splitSettings,
+	vaultAsksToStart,
+	DEFAULT_PORT,
+	DEVICE_STORAGE_KEY,
+	type VaultAgentSettings,
+} from "../settings";
 import { SidecarProcess } from "../sidecar-process";
 import { indexWarning } from "../status";
 import { registerCommands, type CommandHost } from "./commands";
@@ -106,9 +115,18 @@ export default class VaultAgentPlugin extends Plugin implements AskHost, Command
 
 	async loadSettings(): Promise<void> {
 		const raw: unknown = await this.loadData();
-		this.settings = normaliseSettings(raw);
+		const device: unknown = this.app.loadLocalStorage(DEVICE_STORAGE_KEY);
+		this.settings = normaliseSettings(raw, device);
 		const data = typeof raw === "object" && raw !== null ? (raw as Record<string, unknown>) : {};
 		this.conversations = normaliseConversations(data.conversations);
+		if (device === null && vaultAsksToStart(raw)) {
+			// An older version kept this in data.json, where a shared vault could set it too.
+			this.notify(
+				"Vault Agent now keeps 'Start the sidecar automatically' and its command on each device, " +
+					"not in the vault: turn it on again in the settings if you want it here.",
+			);
+		}
+		if (device === null) await this.persist(); // moves a token out of data.json
 	}
 
 	async saveSettings(): Promise<void> {
@@ -116,9 +134,11 @@ export default class VaultAgentPlugin extends Plugin implements AskHost, Command
 		this.statusBar?.soon();
 	}
 
-	/** Settings and conversations, in the plugin's one data file. */
+	/** Settings and conversations in the plugin's data file; the device's settings on the device. */
 	private async persist(): Promise<void> {
-		await this.saveData({ ...this.settings, conversations: this.conversations });
+		const { vault, device } = splitSettings(this.settings);
+		this.app.saveLocalStorage(DEVICE_STORAGE_KEY, device);
+		await this.saveData({ ...vault, conversations: this.conversations });
 	}
 
 	// --- conversations -------------------------------------------------------------------

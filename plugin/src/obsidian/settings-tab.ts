@@ -81,7 +81,10 @@ export class VaultAgentSettingTab extends PluginSettingTab {
 
 		new Setting(containerEl)
 			.setName("Start the sidecar automatically")
-			.setDesc("Run the command below when Obsidian starts, with this vault's path, and stop it on quit.")
+			.setDesc(
+				"Run the command below when Obsidian starts, with this vault's path, and stop it on quit. " +
+					"Kept on this device, with the command and the token, not in the vault.",
+			)
 			.addToggle((toggle) =>
 				toggle.setValue(settings.autoStart).onChange(async (value) => {
 					settings.autoStart = value;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { VaultAgentSettingTab } from "../../src/obsidian/settings-tab";
+import { DEVICE_STORAGE_KEY } from "../../src/settings";
 import { Setting } from "../../stub/obsidian";
 import { loadPlugin } from "./helpers";
 
@@ -32,6 +33,8 @@ describe("the settings tab", () => {
 		expect(plugin.settings).toMatchObject({ token: "s3cret", neighbourhoodDepth: 2, contextBudget: 100_000, sidecarUrl: "http://127.0.0.1:8765" });
 		await control("Sidecar URL", "text")?.("http://localhost:9000/");
 		expect(plugin.settings.sidecarUrl).toBe("http://localhost:9000");
-		expect(app.pluginData["vault-agent"]).toMatchObject({ token: "s3cret", contextBudget: 100_000 });
+		expect(app.pluginData["vault-agent"]).toMatchObject({ contextBudget: 100_000 });
+		expect(app.pluginData["vault-agent"]).not.toHaveProperty("token");
+		expect(app.localStorage[DEVICE_STORAGE_KEY]).toMatchObject({ token: "s3cret" });
 	});
 });

@@ -3,8 +3,11 @@
 import { describe, expect, it, vi } from "vitest";
 import { noteFileName, uniqueNotePath } from "../../src/conversation-note";
 import { newConversation, withExchange } from "../../src/conversations";
-import { normaliseSettings } from "../../src/settings";
-import { MarkdownRenderer } from "../../stub/obsidian";
+import { existsSync, mkdtempSync } from "fs";
+import { tmpdir } from "os";
+import { join } from "path";
+import { DEFAULT_SETTINGS, DEVICE_STORAGE_KEY, normaliseSettings } from "../../src/settings";
+import { FileSystemAdapter, MarkdownRenderer, Notice } from "../../stub/obsidian";
 import { parsed } from "../hostile-dom";
 import { askThenSave, click, done, loadPlugin, tick } from "./helpers";
 
@@ -63,6 +66,34 @@ describe("a data.json shipped with a shared vault", () => {
 		const settings = normaliseSettings({ sidecarUrl: "https://vault-agent.evil.example:8765", token: "attacker-known-1234" });
 		expect(settings.sidecarUrl).toBe("http://127.0.0.1:8765");
 		expect(normaliseSettings({ sidecarUrl: "http://localhost:9000/" }).sidecarUrl).toBe("http://localhost:9000");
+	});
+
+	it("can't choose a command this computer runs; the token moves out of it to the device", async () => {
+		const marker = join(mkdtempSync(join(tmpdir(), "vault-agent-")), "ran");
+		const command = `${process.execPath} -e "require('fs').writeFileSync('${marker}','ran')" {vault} {port}`;
+		const shipped = { autoStart: true, sidecarCommand: command, token: "t0k-an-older-version-kept", profile: "ollama" };
+		const ran = async (loaded: Awaited<ReturnType<typeof loadPlugin>>) => {
+			Object.assign(loaded.app.vault, { adapter: new FileSystemAdapter(process.cwd()) });
+			await loaded.plugin.applyAutoStart();
+			for (let i = 0; i < 100 && !existsSync(marker); i++) await new Promise((resolve) => setTimeout(resolve, 20));
+			loaded.plugin.unload();
+			return existsSync(marker);
+		};
+
+		const opened = await loadPlugin([], { pluginData: { "vault-agent": { ...shipped } } });
+		expect(opened.plugin.settings).toMatchObject({ autoStart: false, sidecarCommand: DEFAULT_SETTINGS.sidecarCommand, profile: "ollama" });
+		expect(Notice.shown).toContainEqual(expect.stringMatching(/on each device/));
+		expect(opened.app.pluginData["vault-agent"]).not.toHaveProperty("token");
+		expect(opened.app.pluginData["vault-agent"]).not.toHaveProperty("sidecarCommand");
+		expect(opened.app.localStorage[DEVICE_STORAGE_KEY]).toMatchObject({ token: "t0k-an-older-version-kept", autoStart: false });
+		expect(await ran(opened)).toBe(false);
+
+		// The same settings made on this device (kept in its local storage) do run: the check above
+		// would have seen the command.
+		const device = { [DEVICE_STORAGE_KEY]: { autoStart: true, sidecarCommand: command, token: "t0k" } };
+		const own = await loadPlugin([], { pluginData: { "vault-agent": { ...shipped } }, localStorage: device });
+		expect(own.plugin.settings).toMatchObject({ autoStart: true, sidecarCommand: command, token: "t0k" });
+		expect(await ran(own)).toBe(true);
 	});
 });
 
