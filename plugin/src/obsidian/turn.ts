@@ -144,7 +144,9 @@ export class TurnView extends Component {
 	/**
 	 * Stopped by the user: the partial answer stays, rendered, marked as stopped. It ends where
 	 * it rendered while streaming: a citation or emphasis cut off by Stop (`[[Meetings/2026-1`)
-	 * would show as raw syntax, and copy as a broken link.
+	 * would show as raw syntax. It is the model's raw text, which the sidecar never checked: the
+	 * pane shows it without what would load, run or send (`renderSafe`), but its markdown still
+	 * holds all of it, so it offers no copy (pasted into a note, it would load and run there).
 	 */
 	async stopped(): Promise<void> {
 		this.stopStreaming();
@@ -152,7 +154,7 @@ export class TurnView extends Component {
 		await this.renderStream(true);
 		const footer = this.el.createDiv({ cls: "vault-agent-footer vault-agent-stopped" });
 		footer.createSpan({ text: "Stopped." });
-		this.addActions(footer, renderablePrefix(this.streamed), ["copy", "retry"]);
+		this.addActions(footer, "", ["retry"]);
 	}
 
 	private async showAnswer(

