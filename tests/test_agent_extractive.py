@@ -490,6 +490,17 @@ async def test_a_question_naming_a_section_is_answered_by_what_it_says(
     assert all(line.endswith(f"#{section}]]") for line in lines), done.answer
 
 
+async def test_a_last_time_question_naming_a_section_is_answered_by_a_day(
+    agent_index: VaultIndex,
+) -> None:
+    # "bake" names the recipe's "## Bake" section, whose steps read closest; the question
+    # asks for the day it was last done, which a daily note tells.
+    question = "When did I most recently bake the country loaf?"
+    done = done_of(await ask(agent_index, ExtractiveAnswerer(), question))
+    first = done.answer.splitlines()[0]
+    assert re.match(r"2026-1\d-\d\d: .*\[\[Daily/2026-1\d-\d\d#Log\]\]$", first), done.answer
+
+
 def test_a_numbered_list_item_knows_its_step() -> None:
     body = (
         "1. Soak\n2) Heat\n   slowly\n\nA paragraph.\n\n1. Again\n\n2. Loose\n"

@@ -184,7 +184,10 @@ def answer(plan: SearchPlan, context: ToolsContext) -> Answer:
     # elsewhere reads closer ("2026-10-29: planning meeting, see ..." for "what did we decide
     # in the planning meeting?").
     named = next((quote for quote in kept if quote.named_section), None)
-    if named is not None:
+    # "When did I last bake the loaf?" names the recipe's "Bake" section, but asks for the
+    # day: the newest dated note found answers it.
+    dated_answer = plan.order is not None and (first[0].date or first[0].version) is not None
+    if named is not None and not dated_answer:
         first = section_units(named, quotes) or first
     elif plan.how_to and asks_whole(plan, first[0], context):  # the steps, in order
         first = with_steps(first, passages)
