@@ -29,6 +29,7 @@
 
 const BASE_HOST = "vault.invalid";
 const XHTML = "http://www.w3.org/1999/xhtml";
+const XLINK = "http://www.w3.org/1999/xlink";
 /** `https:x` is a relative path on an https page but `https://x/` elsewhere: only a URL that
  * stays relative on pages of two schemes is relative everywhere. */
 const BASES = [`https://${BASE_HOST}/vault/`, `http://${BASE_HOST}/vault/`];
@@ -143,7 +144,7 @@ export function sanitiseRendered(root: Element): string[] {
 			continue;
 		}
 		if (LINKS.has(tag)) {
-			const href = element.getAttribute("href") ?? element.getAttributeNS("http://www.w3.org/1999/xlink", "href");
+			const href = hrefOf(element);
 			element.removeAttribute("ping");
 			if (href !== null && !isSafeLink(href)) {
 				element.replaceWith(...Array.from(element.childNodes)); // the link's words, as text
@@ -161,10 +162,16 @@ export function sanitiseRendered(root: Element): string[] {
  * keeps only pages the model was shown (agent/citations/shown_links.py). Links into the vault stay.
  */
 export function webLinksAsText(root: Element): void {
-	for (const link of Array.from(root.querySelectorAll("a"))) {
-		const href = link.getAttribute("href") ?? "";
+	// Every link the allowlist kept: an image map's <area> and an SVG <a xlink:href> are links too.
+	for (const link of Array.from(root.querySelectorAll([...LINKS].join(", ")))) {
+		const href = hrefOf(link) ?? "";
 		if (schemeOf(href) !== null && !isVaultResource(href)) link.replaceWith(...Array.from(link.childNodes));
 	}
+}
+
+/** Where a link leads: its `href`, else (SVG) its `xlink:href`. */
+function hrefOf(link: Element): string | null {
+	return link.getAttribute("href") ?? link.getAttributeNS(XLINK, "href");
 }
 
 /**

@@ -112,6 +112,37 @@ describe("a hostile answer in the pane", () => {
 		}
 	});
 
+	it("shows no web link of the model's raw text written as raw HTML either: an SVG link or an image map's area", async () => {
+		const { restore } = htmlRenderer();
+		try {
+			const raw =
+				'<svg width="200" height="40"><a xlink:href="https://evil.example/svg?pin=4931"><text y="20">Verify</text></a></svg> ' +
+				'<img src="board.png" usemap="#m" width="200" height="40"><map name="m"><area shape="default" href="https://evil.example/area?pin=4931"></map>';
+			const script: AgentEvent[] = [
+				{ event: "delta", text: raw, turn: 1 },
+				{ event: "error", code: "model_unavailable", message: "the model went away" },
+			];
+			const loaded = await loadPlugin(script);
+			await loaded.plugin.openAskView(null);
+			const during: string[][] = [];
+			const hrefs = (root: Element) =>
+				Array.from(root.querySelectorAll("*")).flatMap((el) => Array.from(el.attributes).filter((a) => a.localName === "href").map((a) => a.value));
+			loaded.client.between = async () => {
+				await new Promise((resolve) => setTimeout(resolve, 250)); // past the render throttle
+				during.push(hrefs(loaded.app.sidebarEl.querySelector(".vault-agent-answer")!));
+			};
+			await loaded.view().ask("Where is my PIN?");
+			const answer = loaded.app.sidebarEl.querySelector(".vault-agent-answer")!;
+			expect(during.length).toBeGreaterThan(0);
+			for (const found of [...during, hrefs(answer)]) {
+				expect(found.some((href) => href.includes("evil.example")), found.join(" ")).toBe(false);
+			}
+			expect(answer.textContent).toContain("Verify");
+		} finally {
+			restore();
+		}
+	});
+
 	it("renders the streaming answer as markdown, where nothing loads, with nothing unsafe in it either", async () => {
 		const { targets, restore } = htmlRenderer();
 		try {
