@@ -1,5 +1,6 @@
 """How `ask` and `chat` show an answer: live text on a terminal, then the checked answer, with
-the tool calls and timings on stderr when asked."""
+the tool calls and timings on stderr when asked. What a note or the model wrote is printed as
+words (`terminal.shown`): no terminal control sequence, no rich markup."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from vault_agent.agent.events import (
     ToolResultEvent,
 )
 from vault_agent.cli.common import console, errors
+from vault_agent.cli.terminal import plain, shown
 
 
 class AnswerPrinter:
@@ -48,28 +50,38 @@ class AnswerPrinter:
             self._render(self._text)
         elif isinstance(event, ToolCallEvent) and self.verbose:
             arguments = json.dumps(event.arguments, ensure_ascii=False)
-            errors.print(f"[cyan]→ {event.name}[/cyan] {arguments}", highlight=False)
+            errors.print(
+                Text.assemble(shown(f"→ {event.name}", "cyan"), " ", shown(arguments)),
+                highlight=False,
+            )
         elif isinstance(event, ToolResultEvent) and self.verbose:
             colour = "green" if event.ok else "red"
+            took = (f"({event.elapsed_ms:.0f} ms)", "dim")
             errors.print(
-                f"[{colour}]← {event.summary}[/{colour}] [dim]({event.elapsed_ms:.0f} ms)[/dim]",
-                highlight=False,
+                Text.assemble(shown(f"← {event.summary}", colour), " ", took), highlight=False
             )
         elif isinstance(event, DoneEvent):
             self.done = event
             self._done(event)
         elif isinstance(event, ErrorEvent):
             self._render("")
-            errors.print(f"[red]error ({event.code}):[/red] {event.message}", highlight=False)
+            errors.print(
+                Text.assemble((f"error ({event.code}):", "red"), " ", shown(event.message)),
+                highlight=False,
+            )
 
     def _done(self, event: DoneEvent) -> None:
         if self._live is not None:
             self._render(event.answer)
         else:
-            sys.stdout.write(event.answer + "\n")
+            sys.stdout.write(plain(event.answer) + "\n")
         for removed in event.removed_citations:
             errors.print(
-                f"[yellow]removed citation[/yellow] {removed.citation}: {removed.reason}",
+                Text.assemble(
+                    ("removed citation", "yellow"),
+                    " ",
+                    shown(f"{removed.citation}: {removed.reason}"),
+                ),
                 highlight=False,
             )
         if self.verbose:
@@ -82,4 +94,4 @@ class AnswerPrinter:
 
     def _render(self, text: str) -> None:
         if self._live is not None:
-            self._live.update(Text(text), refresh=True)
+            self._live.update(shown(text), refresh=True)

@@ -6,10 +6,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from rich.table import Table
-from rich.text import Text
 
 from vault_agent.agent.citations.documents import document_citation
 from vault_agent.cli.common import console
+from vault_agent.cli.terminal import shown
 from vault_agent.index.store.protocol import VAULT_SOURCE
 
 if TYPE_CHECKING:  # a command imports this before opening the index (`common.open_index`)
@@ -29,8 +29,8 @@ def print_report(vault_index: VaultIndex, report: SyncReport) -> None:
     problems = [s for s in vault_index.indexer.file_status() if s.state != "indexed"]
     if problems:
         table = Table("file", "state", "reason", title="Files not indexed")
-        for status in problems:  # Text: file names and reasons are never rich markup
-            table.add_row(Text(status.file), status.state, Text(status.reason or ""))
+        for status in problems:  # file names and reasons: never rich markup nor controls
+            table.add_row(shown(status.file), status.state, shown(status.reason or ""))
         console.print(table)
 
 
@@ -47,8 +47,9 @@ def print_hits(hits: list[SearchHit]) -> None:
     table = Table("#", "score", "note", "snippet", show_lines=True)
     for rank, hit in enumerate(hits, start=1):
         link = hit.wikilink if hit.source == VAULT_SOURCE else _cite(hit)
-        # Text: a note's words are never read as rich markup ("[/tag]") or emoji (":cookie:").
-        table.add_row(str(rank), f"{hit.score:.3f}", Text(link), Text(hit.snippet))
+        # A note's words are never read as rich markup ("[/tag]") or emoji (":cookie:"), and
+        # its terminal controls are never acted on.
+        table.add_row(str(rank), f"{hit.score:.3f}", shown(link), shown(hit.snippet))
     console.print(table)
 
 
