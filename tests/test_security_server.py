@@ -665,6 +665,20 @@ async def test_a_connection_past_the_cap_gets_503_and_the_next_one_in_room_is_se
     held[-1][1].close()
 
 
+@pytest.mark.parametrize(
+    "host",
+    [
+        "localho\u017ft",  # a long s, which matches "s" ignoring case in Unicode
+        "127.0.0.1:\u0668\u0667\u0666\u0665",  # a port in Arabic-Indic digits
+    ],
+)
+async def test_a_host_is_matched_in_ascii_only(api: Api, host: str) -> None:
+    request = f"GET /v1/index HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer {TOKEN}\r\n"
+    answer = await raw(api, (request + "Connection: close\r\n\r\n").encode())
+    assert status_of(answer) in (400, 403), answer[:200]
+    assert b'"indexed"' not in answer
+
+
 async def test_the_token_is_accepted_from_the_authorization_header_only(api: Api) -> None:
     for url, headers in (
         (f"/v1/index?token={TOKEN}", {}),

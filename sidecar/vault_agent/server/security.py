@@ -41,7 +41,10 @@ from vault_agent.server.errors import ApiError
 from vault_agent.server.keys import PUBLIC_ROUTES, TOKEN
 
 ALLOWED_ORIGINS = frozenset({"app://obsidian.md", "capacitor://localhost"})
-_ALLOWED_HOST = re.compile(r"(?:127\.0\.0\.1|localhost|\[::1\])(?::\d{1,5})?", re.IGNORECASE)
+#: ASCII only: Unicode case folding reads "localhoſt" as "localhost", and \d other scripts' digits.
+_ALLOWED_HOST = re.compile(
+    r"(?:127\.0\.0\.1|localhost|\[::1\])(?::\d{1,5})?", re.IGNORECASE | re.ASCII
+)
 #: Request headers a preflight may ask for: the token, JSON bodies, SSE resumption.
 ALLOWED_REQUEST_HEADERS = "Authorization, Content-Type, Accept, Last-Event-ID"
 PREFLIGHT_MAX_AGE_S = 600
