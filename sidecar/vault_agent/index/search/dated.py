@@ -17,7 +17,7 @@ from datetime import date
 
 from vault_agent.index.embed.terms import term_id
 from vault_agent.index.search.hints import QueryHints, any_year, span
-from vault_agent.index.search.relative_dates import Period
+from vault_agent.index.search.relative_dates import YEARS_BACK, Period
 from vault_agent.index.store.protocol import SearchFilter, SparseVector, Store, VectorQuery
 
 #: At most this many periods are searched on their own for one query (the newest).
@@ -25,8 +25,6 @@ DATED_PERIODS = 6
 #: At most this many of the dates a query names are looked up (the newest): a question
 #: listing hundreds costs no more than one naming a dozen.
 LOOKED_UP = 12
-#: A day without its year is looked for this many years back (and next year).
-YEARS_BACK = 30
 #: A period this long or shorter (a day, a week) is what a question is about.
 FEW_DAYS = 7
 #: The year a day without its own is measured in (it has 29 February).
@@ -44,7 +42,7 @@ def dated_filters(
     periods: list[Period] = []
     for wanted in _newest(hints.dates):
         if any_year(wanted):
-            years = range(today.year + 1, today.year - YEARS_BACK, -1)
+            years = range(today.year + 1, today.year - YEARS_BACK, -1)  # and next year
             periods += [period for year in years if (period := span(wanted, year))]
         elif period := span(wanted):
             periods.append(period)

@@ -123,8 +123,8 @@ _ALONE = {
 _YEAR_AFTER = re.compile(r"^[\s,]*(?:(?:de|del|di|van)\s+)?\d{4}\b", re.IGNORECASE)
 #: CLDR-style fields of the months alone: "m01" to "m12".
 MONTHS = tuple(f"m{number:02d}" for number in range(1, 13))
-#: A month alone is looked for in a journal's notes this many years back.
-MONTH_YEARS_BACK = 30
+#: A day or a month without its year is looked for in a journal's notes this many years back.
+YEARS_BACK = 30
 
 
 def _normal(phrase: str) -> str:
@@ -187,7 +187,7 @@ def relative_periods(
 ) -> list[Period]:
     """The periods `question` names relative to `today` in one of `languages` (and English),
     in the order written; a month alone is the latest one `has_notes` says holds notes, if any
-    in `MONTH_YEARS_BACK` years does."""
+    in `YEARS_BACK` years does."""
     found = []
     phrases = _phrases(_with_english(languages))
     for match in _pattern(_with_english(languages)).finditer(question):
@@ -242,7 +242,7 @@ def _periods(
         newest = _month(year, month)
         if has_notes is None:
             return [newest]
-        years = range(year, max(year - MONTH_YEARS_BACK, 0), -1)
+        years = range(year, max(year - YEARS_BACK, 0), -1)
         months = (_month(past, month) for past in years)
         return [next((held for held in months if has_notes(held)), newest)]
     if field not in WEEKDAYS:
