@@ -8,6 +8,7 @@ same link. `vault-agent ask`, `chat` and `search` print them as text.
 from __future__ import annotations
 
 import io
+import logging
 
 import pytest
 from rich.console import Console
@@ -24,6 +25,7 @@ from vault_agent.agent.events import (
 )
 from vault_agent.cli import answer_printer, printing
 from vault_agent.cli.answer_printer import AnswerPrinter
+from vault_agent.cli.terminal import PlainFormatter
 from vault_agent.index.search.hits import SearchHit
 from vault_agent.index.store.protocol import VAULT_SOURCE
 
@@ -109,3 +111,14 @@ def test_search_hits_print_no_control_sequence(monkeypatch: pytest.MonkeyPatch) 
     printing.print_hits([hit])
     assert_inert(out.getvalue())
     assert "o'clock." in out.getvalue()
+
+
+def test_a_log_line_naming_a_note_shows_its_controls_as_words() -> None:
+    # `vault-agent serve` logs through this formatter: a warning names the note, whose file
+    # name (any bytes but "/" on Linux) may hold the sequences a terminal acts on.
+    record = logging.LogRecord(
+        "vault_agent.index", logging.WARNING, __file__, 1, "skipped %s: %s", (HOSTILE, "bad"), None
+    )
+    line = PlainFormatter("%(levelname)s %(name)s: %(message)s").format(record)
+    assert line.startswith("WARNING vault_agent.index: skipped Gus was fed")
+    assert not any(sequence in line for sequence in FORBIDDEN), repr(line)

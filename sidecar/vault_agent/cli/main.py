@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import logging
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -189,6 +188,7 @@ def serve(
     import asyncio
 
     from vault_agent.cli.common import errors, load_settings
+    from vault_agent.cli.terminal import log_plainly
     from vault_agent.server.redaction import secrets_redacted
     from vault_agent.server.runner import HOST
     from vault_agent.server.runner import serve as serve_api
@@ -207,7 +207,7 @@ def serve(
     except (TokenError, OSError) as error:
         errors.print(f"[red]error:[/red] {error}")
         raise typer.Exit(2) from error
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    log_plainly()  # warnings name notes, whose file names may hold terminal controls
 
     def ready(bound_port: int) -> None:
         # Plain prints, flushed: the plugin may start the sidecar and read these lines.

@@ -10,6 +10,8 @@ never read as markup (`[link=...]` makes the same hidden link).
 
 from __future__ import annotations
 
+import logging
+
 from rich.text import Text
 
 _CONTROLS = [*range(0x00, 0x09), *range(0x0B, 0x20), 0x7F, *range(0x80, 0xA0)]
@@ -24,3 +26,18 @@ def plain(text: str) -> str:
 def shown(text: str, style: str = "") -> Text:
     """`text` as words to print: no control acted on, no markup read."""
     return Text(plain(text), style=style)
+
+
+class PlainFormatter(logging.Formatter):
+    """Log lines as words: a note's file name or a library's message holding terminal
+    controls is shown, never acted on (line breaks and tabs of a traceback stay)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return plain(super().format(record))
+
+
+def log_plainly(level: int = logging.WARNING) -> None:
+    """Log to stderr at `level` and above, each line through `PlainFormatter`."""
+    handler = logging.StreamHandler()
+    handler.setFormatter(PlainFormatter("%(levelname)s %(name)s: %(message)s"))
+    logging.basicConfig(level=level, handlers=[handler])
