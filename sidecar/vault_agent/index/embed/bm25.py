@@ -26,8 +26,7 @@ WEAK_TERM = 0.3
 #: Bump when the terms change: stored chunks record it, and another version is re-indexed.
 #: 4: a word keeps its combining marks (Hindi was cut at every vowel sign), and each part of a
 #: joined identifier that is one itself is a term ("gp5" of `gtp/gp/gp5`).
-#: 5: words in their dictionary form before stemming ("fed" -> "feed": lemmas.py).
-VERSION = 5
+VERSION = 4
 
 
 class Bm25Encoder:

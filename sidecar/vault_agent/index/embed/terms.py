@@ -8,9 +8,8 @@ a note. It keeps what a plain word splitter loses:
 - identifiers as one exact term (`registerMarkdownPostProcessor`, `app.vault.getFiles`,
   `cssclasses`, `snake_case`, `#nested/tag`) and also as their stemmed parts ("register",
   "markdown", "post", "processor"), so both the name and its words match;
-- words lower-cased, stop words (function words only) dropped, put in their dictionary form
-  ("fed" -> "feed", "ging" -> "gehen": `lemmas.py`) and Snowball-stemmed in the vault's
-  language;
+- words lower-cased, stop words (function words only) dropped and Snowball-stemmed in the
+  vault's language;
 - Chinese, Japanese and Korean runs as overlapping character pairs (and a lone character as
   itself): those scripts write no spaces, and pairs match words without a dictionary (on the
   translated help vaults pairs beat ICU's dictionary words for zh and ja);
@@ -30,7 +29,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from functools import cache
 
 import mmh3
@@ -39,8 +38,6 @@ from icu4py.locale import Locale
 from py_rust_stemmers import SnowballStemmer  # type: ignore[import-untyped]
 from stop_words import get_stop_words
 from stopwords import LanguageNotAvailable, get_stopwords
-
-from vault_agent.index.embed.lemmas import lemmatizer
 
 #: Languages with a Snowball stemmer (and stop words); other languages are only lower-cased.
 STEMMED_LANGUAGES = {
@@ -116,8 +113,8 @@ class Analyzer:
 
     def __init__(self, language: str = "en") -> None:
         self.language = language
-        self._lemma = lemmatizer(language) or str
-        self._stem = stemmer(language)
+        name = STEMMED_LANGUAGES.get(language)
+        self._stemmer = SnowballStemmer(name) if name else None
         self._stop_words = function_words(language)
         self._weak_words = _weak_words(language)
 
@@ -172,19 +169,7 @@ class Analyzer:
             lower = word.lower()
             if lower in self._stop_words or len(lower) > MAX_TERM_CHARS:
                 continue
-            lemma = self._lemma(lower)  # "ai" is "avoir", a function word too
-            if lemma not in self._stop_words:
-                yield self._stem(lemma)
-
-
-@cache
-def stemmer(language: str) -> Callable[[str], str]:
-    """Snowball's stemmer for `language`, or the word as it is for a language it lacks."""
-    name = STEMMED_LANGUAGES.get(language)
-    if not name:
-        return str
-    stem: Callable[[str], str] = SnowballStemmer(name).stem_word
-    return stem
+            yield self._stemmer.stem_word(lower) if self._stemmer else lower
 
 
 def term_id(term: str) -> int:
@@ -229,8 +214,9 @@ def _weak_words(language: str) -> frozenset[str]:
     words |= set(ACCOUNT_WORDS.get(language, "").split())
     if not words:
         return frozenset()
-    lemma, stem = lemmatizer(language) or str, stemmer(language)
-    return frozenset(stem(lemma(word)) for word in words)
+    name = STEMMED_LANGUAGES.get(language)
+    stemmer = SnowballStemmer(name) if name else None
+    return frozenset(stemmer.stem_word(w) if stemmer else w for w in words)
 
 
 @cache
