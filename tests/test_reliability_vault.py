@@ -442,6 +442,9 @@ PATHOLOGICAL = {
     "comments": "%%a" * (SIZE // 3),
     "html": "<a " * (SIZE // 3),
     "headings": "# h\n" * (SIZE // 4),
+    # Empty headings read as nothing: every section merges into one chunk.
+    "empty headings": "#\n" * (SIZE // 2),
+    "empty headings over comments": "#\n%%c%%\n" * (SIZE // 8),
 }
 
 

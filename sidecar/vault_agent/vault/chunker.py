@@ -187,9 +187,13 @@ class _Reader:
     def joined(self, *sizes: int) -> int:
         """The size of texts joined by line breaks, from their sizes."""
         parts = [size for size in sizes if size]
-        if not parts:
+        return self.joined_sum(sum(parts), len(parts))
+
+    def joined_sum(self, total: int, count: int) -> int:
+        """The size of `count` texts (none of size 0) measuring `total` together, joined."""
+        if not count:
             return 0
-        return sum(parts) - self.overhead * (len(parts) - 1) + self.line_break * (len(parts) - 1)
+        return total + (self.line_break - self.overhead) * (count - 1)
 
     def measure(self, text: str) -> int:
         """`sizes.measure(text)`, once per text."""
@@ -221,6 +225,12 @@ class _Group:
     level: int  # of the first section's heading; 0 before any heading
     parts: list[_Part] = field(default_factory=list)
     page: int | None = None
+    # The sizes of `parts[:_summed]` that count (not 0), and their sum: parts are only ever
+    # added, and a group that reads as nothing (empty headings) takes a whole note's
+    # sections, so summing them all on every merge would be quadratic.
+    _summed: int = 0
+    _counted: int = 0
+    _total: int = 0
 
     @classmethod
     def of(cls, section: Section, reader: _Reader) -> _Group:
@@ -230,7 +240,12 @@ class _Group:
     def size(self, reader: _Reader) -> int:
         """The size of the parts' reading texts joined (parts joined by line breaks tokenize
         apart, so sizes add up)."""
-        return reader.joined(*(part.size for part in self.parts))
+        for part in self.parts[self._summed :]:
+            if part.size:
+                self._counted += 1
+                self._total += part.size
+        self._summed = len(self.parts)
+        return reader.joined_sum(self._total, self._counted)
 
     def marker(self) -> str:
         """The first section's heading as a markdown line, for when it is merged into another."""
