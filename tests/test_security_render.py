@@ -184,6 +184,23 @@ def test_making_a_long_answer_inert_takes_linear_time(text: str) -> None:
     assert time.perf_counter() - started < 1.0
 
 
+# A model's answer is at most `llm.max_answer_chars` (40,000) characters: a model gone wrong
+# may spend them on one run of a character. Checking such an answer took 30 s to minutes.
+LONG_ANSWERS = {
+    "spaces": " " * 39_999 + "x",
+    "tabs and spaces": " \t" * 19_999 + "x",
+    "spaces around a removed citation": "x" + " " * 19_990 + "[[Nope]]" + " " * 19_990 + "x",
+    "exclamation marks": "!" * 40_000,
+}
+
+
+@pytest.mark.parametrize("case", LONG_ANSWERS, ids=str)
+def test_checking_a_long_answer_takes_linear_time(case: str, graph: LinkGraph) -> None:
+    started = time.thread_time()  # CPU time: a busy machine stretches the wall clock
+    check_answer(LONG_ANSWERS[case], {"Recipes/Miso Soup.md"}, graph)
+    assert time.thread_time() - started < 1.0
+
+
 def test_only_languages_without_a_renderer_of_their_own_are_allowed() -> None:
     assert {"mermaid", "math", "dataview", "dataviewjs", "tasks", "query"}.isdisjoint(
         CODE_LANGUAGES

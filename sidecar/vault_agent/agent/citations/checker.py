@@ -66,8 +66,10 @@ from vault_agent.index.store.protocol import VAULT_SOURCE
 from vault_agent.vault.files import is_pdf
 from vault_agent.vault.pdf_note import page_heading, page_of_heading, page_subpath
 
+# No two runs of spaces may meet (`[ \t]*` beside `[ \t]*`): a line of 40,000 spaces would be
+# split between them every way before failing.
 _SOURCES_HEADING = re.compile(
-    r"(?im)^[ \t]*(?:#{1,6}[ \t]*)?(?:\*\*|__)?[ \t]*(?:sources?|references?|citations?)"
+    r"(?im)^[ \t]*(?:#{1,6}[ \t]*)?(?:(?:\*\*|__)[ \t]*)?(?:sources?|references?|citations?)"
     r"[ \t]*(?:\*\*|__)?[ \t]*:?[ \t]*(?:\*\*|__)?(?P<rest>[^\n]*)$"
 )
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
@@ -379,10 +381,12 @@ def _matching(target: str, files: Collection[str]) -> list[str]:
     return sorted(out)
 
 
-_EMPTY_PARENS = re.compile(r"[ \t]*\([\s,;]*\)")
+# Each starts a run of spaces at its first one (a leftmost match does anyway): tried from each
+# space of a long run, they would be quadratic.
+_EMPTY_PARENS = re.compile(r"(?<![ \t])[ \t]*\([\s,;]*\)")
 # "as in [[A]] and [[Removed]]." -> "as in [[A]]."
-_DANGLING_CONJUNCTION = re.compile(r",?[ \t]+(?:and|or)[ \t]*(?=[.;:!?)]|$)")
-_SPACE_BEFORE_PUNCT = re.compile(r"[ \t]+([.,;:!?)])")
+_DANGLING_CONJUNCTION = re.compile(r"(?:,|(?<![ \t]))[ \t]+(?:and|or)[ \t]*(?=[.;:!?)]|$)")
+_SPACE_BEFORE_PUNCT = re.compile(r"(?<![ \t])[ \t]+([.,;:!?)])")
 
 
 def _tidy(text: str) -> str:
