@@ -7,6 +7,7 @@ were not."""
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Literal
 
@@ -15,6 +16,7 @@ import pytest
 from fake_llm import FakeLLMServer, FakeTurn
 from server_support import ServedVault, api_settings, ask_events, serve_api
 from vault_agent.config import LlmSettings
+from vault_agent.server.redaction import redact
 
 KEY = "sk-live-5e3f0a9c7b1d2e4f"
 SCRIPTS = {
@@ -55,3 +57,17 @@ async def test_the_providers_key_reaches_no_event(
     assert KEY in fake.requests[0].headers.get("Authorization", "")  # the provider had it
     assert events[-1][0] in ("done", "error")
     assert not [name for name, data in events if KEY[3:11] in json.dumps(data)]
+
+
+@pytest.mark.parametrize("text", ["a-" * 20_000, "-a" * 20_000, "a." * 20_000, "www." * 10_000])
+def test_redacting_a_long_event_takes_linear_time(text: str) -> None:
+    # Every event is redacted on the server's loop, a done event with its whole answer (up to
+    # llm.max_answer_chars, 40,000): a URL's user part was sought from each word of a run.
+    started = time.thread_time()
+    assert redact(text + " https://user:pw@host/") == text + " https://[redacted]@host/"
+    assert time.thread_time() - started < 0.5
+
+
+def test_a_urls_user_part_is_redacted_whatever_comes_before_its_scheme() -> None:
+    for before in ["", "see ", "1-", "a-b.", "(", "x+"]:
+        assert redact(f"{before}git+ssh://user:pw@host") == f"{before}git+ssh://[redacted]@host"
