@@ -695,6 +695,29 @@ def test_a_quote_nearly_as_close_as_the_best_answers_beside_it() -> None:
     assert answer_first([best, tie, far], [best, tie, far], question) == [best, tie]
 
 
+def test_the_sentence_after_the_best_reads_on_when_it_bears_on_the_question() -> None:
+    def quote(file: str, text: str, position: int, score: float) -> Quote:
+        ref = NoteRef(file=file, title=file[:-3], heading="Alternative heuristics")
+        return Quote(Unit(text, "Alternative heuristics", position), ref, None, score)
+
+    best = quote("Buy wisely.md", "*Cost per use* is not the only way to make decisions.", 0, 0.70)
+    then = quote("Buy wisely.md", "Sometimes I consider cost per smile or per lesson.", 1, 0.58)
+    elsewhere = quote("Money.md", "Budget before you buy anything.", 0, 0.66)
+    question = SearchPlan(question="What other heuristics does it mention?", query="heuristics")
+    # What the best sentence leads into answers with it, rather than a line of another note.
+    quotes = [best, elsewhere, then]
+    assert answer_first(quotes, quotes, question) == [best, then]
+    # A next sentence that bears on the question much less is not read on into.
+    unrelated = quote("Buy wisely.md", "I wrote this in a café in Lisbon last spring.", 1, 0.40)
+    quotes = [best, elsewhere, unrelated]
+    assert answer_first(quotes, quotes, question) == [best, elsewhere]
+    # A FAQ's question read on into its reply: the reply is not said twice.
+    asked = quote("2FA.md", "**Will I be logged out?** No. Enabling 2FA keeps you in.", 0, 0.7)
+    reply = quote("2FA.md", "Enabling 2FA keeps you in.", 1, 0.68)
+    quotes = [asked, elsewhere, reply]
+    assert answer_first(quotes, quotes, question) == [asked, elsewhere]
+
+
 def test_a_quote_stands_out_only_above_another_notes() -> None:
     def quote(file: str, score: float) -> Quote:
         return Quote(Unit("A sentence.", "", 0), NoteRef(file=file, title=file), None, score)
