@@ -718,6 +718,36 @@ def test_the_sentence_after_the_best_reads_on_when_it_bears_on_the_question() ->
     assert answer_first(quotes, quotes, question) == [asked, elsewhere]
 
 
+@pytest.mark.parametrize(
+    ("before", "best"),
+    [
+        ("Two backslashes at the end of a line are one backslash.", "This enables searching it."),
+        ("Dan coordinates the community garden.", "He taught me to save seeds."),
+        ("Zwei Backslashes am Zeilenende sind einer.", "Damit lässt sich danach suchen."),
+        ("Deux barres obliques valent une seule.", "Cela permet de la rechercher."),
+        ("Два обратных слеша в конце строки считаются одним.", "Это позволяет искать его."),
+    ],
+)
+def test_a_sentence_referring_back_is_read_after_the_one_it_refers_to(
+    before: str, best: str
+) -> None:
+    def quote(text: str, position: int, score: float, file: str = "Notes.md") -> Quote:
+        return Quote(
+            Unit(text, "Section", position), NoteRef(file=file, title=file[:-3]), None, score
+        )
+
+    prior, answer = quote(before, 0, 0.45), quote(best, 1, 0.70)
+    elsewhere = quote("Another note says something close.", 0, 0.66, "Other.md")
+    question = SearchPlan(question="How do I search for it?", query="search")
+    quotes = [answer, elsewhere, prior]
+    assert answer_first(quotes, quotes, question) == [prior, answer]
+    # A sentence that refers to nothing keeps its place ("It" often doesn't: "It may sound
+    # silly, but..."), and the note's next line its own.
+    plain = quote("It may sound silly, but searching works on every line.", 1, 0.70)
+    quotes = [plain, elsewhere, prior]
+    assert answer_first(quotes, quotes, question) == [plain, elsewhere]
+
+
 def test_a_quote_stands_out_only_above_another_notes() -> None:
     def quote(file: str, score: float) -> Quote:
         return Quote(Unit("A sentence.", "", 0), NoteRef(file=file, title=file), None, score)

@@ -37,8 +37,9 @@ from vault_agent.agent.extractive.lists import (
     with_steps,
 )
 from vault_agent.agent.extractive.plan import SearchPlan
+from vault_agent.agent.extractive.read_on import ANSWER_UNITS, read_on
 from vault_agent.agent.extractive.scoring import Quote, note_ref, scored
-from vault_agent.agent.extractive.units import Unit
+from vault_agent.agent.extractive.units import ANSWER_WIDE_CHARS, ANSWER_WORDS, says_something
 from vault_agent.agent.reader import ToolsContext
 from vault_agent.agent.tools import EARLIEST_DAY
 from vault_agent.index.search.hints import QueryHints
@@ -56,11 +57,6 @@ FOCUSED = 6
 FITS_BELOW_BEST = 0.15
 #: ...or, in the best quote's own section, within this.
 BESIDE_BELOW_BEST = 0.3
-#: An answer says something: a quote of fewer words (or CJK characters) only supports.
-ANSWER_WORDS = 4
-ANSWER_WIDE_CHARS = 8
-#: Units quoted first, as the answer.
-ANSWER_UNITS = 2
 #: A question naming several days is answered by this many days' notes at most.
 DIGEST_DAYS = 7
 #: A second answer unit must score within this of the best. Sentences this close are a tie
@@ -68,11 +64,6 @@ DIGEST_DAYS = 7
 #: answer sets (304 answerable), 0.57 -> 0.62 on held-out 4; 0.2 three more on the sets, none
 #: on held-out 4, and nearly every answer two sentences long.
 SECOND_WITHIN = 0.1
-#: ...or the sentence right after the best, under its heading, if it scores within this of it:
-#: what the best leads into ("*Cost per use* is not the only way." -> "Sometimes I consider
-#: cost per smile...") answers with it, as one passage, rather than a line of another note.
-#: Over the English answer sets: 0.15 gains 3 of 304 answers, 0.3 gains 2.
-FOLLOW_WITHIN = 0.15
 #: A dated unit this far below the best one may still answer a last/first question...
 DATED_BELOW_BEST = 0.25
 #: ...and the dated units within this of the best dated one are ordered by date.
@@ -322,7 +313,7 @@ def answer_first(
         introduced = _in_order(quotes, kept[0].score, _when_versioned, "oldest", INTRODUCED_WITHIN)
         if introduced is not None:
             return [introduced]
-    worthy = [quote for quote in kept if _says_something(quote.unit)] or kept
+    worthy = [quote for quote in kept if says_something(quote.unit)] or kept
     # A question in the notes (a FAQ's) is answered by what follows it, not by itself.
     answered = [_answered(quote, quotes) for quote in worthy]
     worthy = [q for i, q in enumerate(answered) if all(q is not o for o in answered[:i])]
@@ -335,24 +326,8 @@ def answer_first(
             break
         if quote.unit.text != first[0].unit.text:
             first.append(quote)
-    # Not after a lead that shows its code or list (what follows it is shown), nor after a
-    # property (the next is another property, not what it leads into).
-    best = first[0].unit
-    following = None if best.shows or best.fact else _following(first[0], quotes)
-    of_another_note = len(first) < ANSWER_UNITS or first[1].ref.file != first[0].ref.file
-    if of_another_note and following and following.score >= first[0].score - FOLLOW_WITHIN:
-        first = [first[0], following]
-    return first
-
-
-def _following(quote: Quote, quotes: list[Quote]) -> Quote | None:
-    """The unit right after `quote` under the same heading, if it says something more (a
-    FAQ's question read on into its reply holds the reply already)."""
-    after = (quote.chunk, quote.unit.position + 1)
-    for other in quotes:
-        if other.place == after and other.link == quote.link and _says_something(other.unit):
-            return None if other.unit.text in quote.unit.text else other
-    return None
+    # "When did...?" opens with the sentence holding the date ("This shipped in 7.11.0.").
+    return read_on(first, quotes, leads=(plan.when or plan.quantity) and first[0].fits)
 
 
 def _day_by_day(quotes: list[Quote], every: bool, sure: float) -> list[Quote]:
@@ -414,7 +389,7 @@ def _fitting_lead(quotes: list[Quote], best: Quote, plan: SearchPlan) -> Quote |
     shipped in 7.11.0.")."""
     if not (plan.when or plan.quantity or plan.how_to) or best.fits:
         return None
-    fitting = [q for q in quotes if q.fits and _says_something(q.unit)]
+    fitting = [q for q in quotes if q.fits and says_something(q.unit)]
     close = [q for q in fitting if q.score >= best.score - FITS_BELOW_BEST]
     section = (best.ref.file, best.unit.heading)
     beside = [
@@ -456,16 +431,6 @@ def _when_dated(quote: Quote) -> str | None:
 
 def _when_versioned(quote: Quote) -> tuple[int, ...] | None:
     return quote.version
-
-
-def _says_something(unit: Unit) -> bool:
-    """A sentence or a property, not a label: enough words, or enough CJK characters."""
-    if unit.fact:
-        return True
-    if unit.label:
-        return False
-    text = unit.text
-    return len(text.split()) >= ANSWER_WORDS or wide_chars(text) >= ANSWER_WIDE_CHARS
 
 
 def _closest_notes(hits: Sequence[SearchHit]) -> list[NoteRef]:

@@ -61,6 +61,10 @@ LABEL_WORDS = 12
 LABEL_WIDE_CHARS = 24
 _LABEL_ENDS = (".", "!", "?", ":", ";", ",", "…", "。", "！", "？", "：", "；")
 
+#: A unit says something: one of fewer words (or CJK characters) only supports an answer.
+ANSWER_WORDS = 4
+ANSWER_WIDE_CHARS = 8
+
 
 @dataclass(frozen=True)
 class Unit:
@@ -266,3 +270,13 @@ def _descend(path: list[str], level: int, text: str) -> list[str]:
     deeper than or level with the chunk's own, so they replace its tail from that depth."""
     keep = max(0, min(len(path), level - 1))
     return [*path[:keep], text]
+
+
+def says_something(unit: Unit) -> bool:
+    """A sentence or a property, not a label: enough words, or enough CJK characters."""
+    if unit.fact:
+        return True
+    if unit.label:
+        return False
+    text = unit.text
+    return len(text.split()) >= ANSWER_WORDS or wide_chars(text) >= ANSWER_WIDE_CHARS
