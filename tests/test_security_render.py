@@ -323,6 +323,13 @@ def test_no_code_dataview_evaluates_survives_a_checked_answer(
 # A link markdown never shows: MathJax's \href in math.
 
 
+def checked_unshown(answer: str, graph: LinkGraph) -> str:
+    """`answer` as the check leaves a model's answer whose model was shown no web page."""
+    return check_answer(
+        answer, {"Recipes/Miso Soup.md"}, graph, links=shown_only(frozenset())
+    ).answer
+
+
 #: Obsidian typesets $...$ and $$...$$ with MathJax, whose \href (on by default, http: and https:
 #: allowed by its `safe` extension) makes a link; the browser reads "https:\\host" and
 #: "https:/host" as https://host/. linkify-it (unlink_unshown) only finds "scheme://".
@@ -337,9 +344,7 @@ def test_a_math_link_to_a_page_never_shown_does_not_survive(
     markdown: str, graph: LinkGraph
 ) -> None:
     answer = f"{markdown}\n\nAs in [[Recipes/Miso Soup]]."
-    checked = check_answer(
-        answer, {"Recipes/Miso Soup.md"}, graph, links=shown_only(frozenset())
-    ).answer
+    checked = checked_unshown(answer, graph)
     code = code_spans(checked)
     at = checked.find("evil.example")
     assert at < 0 or any(start <= at < end for start, end in code), checked
@@ -360,9 +365,7 @@ EDITED_INTO_COMMANDS = {
 @pytest.mark.parametrize("markdown", EDITED_INTO_COMMANDS.values(), ids=EDITED_INTO_COMMANDS.keys())
 def test_the_checks_own_edits_make_no_command(markdown: str, graph: LinkGraph) -> None:
     answer = f"{markdown}\n\nAs in [[Recipes/Miso Soup]]."
-    checked = check_answer(
-        answer, {"Recipes/Miso Soup.md"}, graph, links=shown_only(frozenset())
-    ).answer
+    checked = checked_unshown(answer, graph)
     assert "<%" not in checked, checked
     assert dataview_queries(render(checked)) == [], checked
     assert plain_fences(checked) == checked, checked
@@ -407,9 +410,7 @@ def test_a_footnote_in_an_answer_loads_nothing_and_links_nowhere_unsafe(
     markdown: str, graph: LinkGraph
 ) -> None:
     answer = f"From your note:\n\n{markdown}\n\nAs in [[Recipes/Miso Soup]]."
-    checked = check_answer(
-        answer, {"Recipes/Miso Soup.md"}, graph, links=shown_only(frozenset())
-    ).answer
+    checked = checked_unshown(answer, graph)
     assert violations(FOOTNOTE_RENDERER.render(checked)) == [], checked
     assert "[[Recipes/Miso Soup]]" in checked
 
@@ -434,9 +435,7 @@ def test_a_footnote_keeps_no_link_to_a_page_never_shown(graph: LinkGraph) -> Non
         "See.[^a]\n\n[^a]: Two words.\n\n    [verify](https://evil.example/v?pin=4931)\n\n"
         "[[Recipes/Miso Soup]]"
     )
-    checked = check_answer(
-        answer, {"Recipes/Miso Soup.md"}, graph, links=shown_only(frozenset())
-    ).answer
+    checked = checked_unshown(answer, graph)
     html = FOOTNOTE_RENDERER.render(checked)
     assert "evil.example" not in "".join(
         str(a.get("href")) for a in html5lib.parse(html, namespaceHTMLElements=False).iter("a")
