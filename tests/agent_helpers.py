@@ -8,7 +8,8 @@ from datetime import date
 from pathlib import Path
 from typing import TypeVar
 
-from vault_agent.agent.events import AgentEvent, DoneEvent, ErrorEvent
+from vault_agent.agent.citations.checker import RemovedCitation
+from vault_agent.agent.events import AgentEvent, DoneEvent, ErrorEvent, Timings, UsageInfo
 from vault_agent.agent.extractive import ExtractiveAnswerer
 from vault_agent.agent.loop import (
     run_agent,
@@ -20,6 +21,8 @@ from vault_agent.agent.request import (
 from vault_agent.config import LlmSettings, Settings
 from vault_agent.index.embed.bm25 import Bm25Encoder
 from vault_agent.index.embed.minilm import Embedder
+from vault_agent.index.search.hits import SearchHit
+from vault_agent.index.store.protocol import VAULT_SOURCE
 from vault_agent.index.vault_index import VaultIndex
 from vault_agent.llm.model import (
     ChatModel,
@@ -100,3 +103,37 @@ def done_of(events: Sequence[AgentEvent]) -> DoneEvent:
 def names(events: Sequence[AgentEvent]) -> list[str]:
     """The event names, in order."""
     return [event.event for event in events]
+
+
+def done_event(answer: str, removed: Sequence[RemovedCitation] = ()) -> DoneEvent:
+    """A run's done event with `answer` (and the citations its check `removed`), as a test
+    model's run ends."""
+    timings = Timings(total_ms=1, model_ms=0, tools_ms=0, check_ms=0, overhead_ms=1)
+    return DoneEvent(
+        answer=answer,
+        sources=[],
+        removed_citations=list(removed),
+        removed_images=[],
+        usage=UsageInfo(),
+        timings=timings,
+        profile="test",
+        model="test",
+        turns=1,
+    )
+
+
+def vault_hit(file: str, snippet: str) -> SearchHit:
+    """A search hit on note `file` (its title the file's name) showing `snippet`."""
+    title = file.rsplit("/", 1)[-1].removesuffix(".md")
+    return SearchHit(
+        file=file,
+        title=title,
+        heading="",
+        score=1.0,
+        snippet=snippet,
+        chunk_index=0,
+        tags=[],
+        type=None,
+        date=None,
+        source=VAULT_SOURCE,
+    )

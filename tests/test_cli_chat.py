@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from agent_helpers import done_event
 from fake_llm import FakeLLMServer, FakeTurn
 from server_support import IndexedCopy, copy_indexed
-from vault_agent.agent.events import DoneEvent, Timings, UsageInfo
+from vault_agent.agent.events import DoneEvent
 from vault_agent.agent.request import (
     AgentRequest,
 )
@@ -22,28 +23,13 @@ from vault_agent.cli.main import app
 from vault_agent.index.embed.choose import TextModels
 
 
-def done(answer: str) -> DoneEvent:
-    timings = Timings(total_ms=1, model_ms=0, tools_ms=0, check_ms=0, overhead_ms=1)
-    return DoneEvent(
-        answer=answer,
-        sources=[],
-        removed_citations=[],
-        removed_images=[],
-        usage=UsageInfo(),
-        timings=timings,
-        profile="test",
-        model="test",
-        turns=1,
-    )
-
-
 def test_follow_ups_carry_the_answered_turns_and_new_starts_over() -> None:
     lines = iter(["Who is Maya?", "", "And her team?", "/new", "Fresh start?", "/exit", "never"])
     asked: list[AgentRequest] = []
 
     def ask(request: AgentRequest) -> DoneEvent | None:
         asked.append(request)
-        return done(f"answer to {request.question}")
+        return done_event(f"answer to {request.question}")
 
     answered = converse(ask, read=lambda _prompt: next(lines), say=lambda _text: None)
     assert answered == 3

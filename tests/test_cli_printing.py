@@ -4,27 +4,15 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
+from agent_helpers import vault_hit
 from vault_agent.cli.common import console
 from vault_agent.cli.printing import print_hits, print_report
-from vault_agent.index.search.hits import SearchHit
-from vault_agent.index.store.protocol import VAULT_SOURCE
 from vault_agent.index.sync.status import FileStatus, SyncReport
 
 
 def test_hits_print_a_notes_words_verbatim_not_as_markup() -> None:
     snippet = "Close with [/tag], say [bold]hi[/bold] and :cookie: as written."
-    hit = SearchHit(
-        file="Notes/[x] Markup.md",
-        title="[x] Markup",
-        heading="",
-        score=1.0,
-        snippet=snippet,
-        chunk_index=0,
-        tags=[],
-        type=None,
-        date=None,
-        source=VAULT_SOURCE,
-    )
+    hit = vault_hit("Notes/[x] Markup.md", snippet)
     with console.capture() as captured:  # a MarkupError before the snippet was a Text
         print_hits([hit])
     printed = " ".join(captured.get().replace("│", " ").split())

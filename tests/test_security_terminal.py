@@ -13,21 +13,17 @@ import logging
 import pytest
 from rich.console import Console
 
+from agent_helpers import done_event, vault_hit
 from vault_agent.agent.citations.checker import RemovedCitation
 from vault_agent.agent.events import (
     DeltaEvent,
-    DoneEvent,
     ErrorEvent,
-    Timings,
     ToolCallEvent,
     ToolResultEvent,
-    UsageInfo,
 )
 from vault_agent.cli import answer_printer, printing
 from vault_agent.cli.answer_printer import AnswerPrinter
 from vault_agent.cli.terminal import PlainFormatter
-from vault_agent.index.search.hits import SearchHit
-from vault_agent.index.store.protocol import VAULT_SOURCE
 
 #: Sequences a terminal acts on, as a note or a model could write them.
 LINK = "\x1b]8;;https://evil.example/?pin=4931\x1b\\verify\x1b]8;;\x1b\\"
@@ -43,21 +39,6 @@ FORBIDDEN = ("\x1b]", "\x1b[2J", "\x1b[3J", "\x9b", "\x07")
 def terminal() -> tuple[Console, io.StringIO]:
     out = io.StringIO()
     return Console(file=out, force_terminal=True, width=200, color_system="standard"), out
-
-
-def done(answer: str, removed: list[RemovedCitation]) -> DoneEvent:
-    timings = Timings(total_ms=1, model_ms=0, tools_ms=0, check_ms=0, overhead_ms=1)
-    return DoneEvent(
-        answer=answer,
-        sources=[],
-        removed_citations=removed,
-        removed_images=[],
-        usage=UsageInfo(),
-        timings=timings,
-        profile="test",
-        model="test",
-        turns=1,
-    )
 
 
 def assert_inert(printed: str) -> None:
@@ -79,7 +60,7 @@ def test_an_answer_and_its_trace_print_no_control_sequence_nor_markup(
             id="c1", name="search_notes", ok=True, summary=HOSTILE + MARKUP, notes=[], elapsed_ms=1
         ),
         DeltaEvent(text=HOSTILE, turn=2),
-        done(HOSTILE, [RemovedCitation(citation=MARKUP + HOSTILE, reason="not retrieved")]),
+        done_event(HOSTILE, [RemovedCitation(citation=MARKUP + HOSTILE, reason="not retrieved")]),
         ErrorEvent(code="model_unavailable", message=HOSTILE + MARKUP),
     ]
     with AnswerPrinter(verbose=True) as printer:
@@ -96,18 +77,7 @@ def test_an_answer_and_its_trace_print_no_control_sequence_nor_markup(
 def test_search_hits_print_no_control_sequence(monkeypatch: pytest.MonkeyPatch) -> None:
     console, out = terminal()
     monkeypatch.setattr(printing, "console", console)
-    hit = SearchHit(
-        file="Notes/Gus.md",
-        title="Gus",
-        heading="",
-        score=1.0,
-        snippet=HOSTILE,
-        chunk_index=0,
-        tags=[],
-        type=None,
-        date=None,
-        source=VAULT_SOURCE,
-    )
+    hit = vault_hit("Notes/Gus.md", HOSTILE)
     printing.print_hits([hit])
     assert_inert(out.getvalue())
     assert "o'clock." in out.getvalue()
