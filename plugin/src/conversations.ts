@@ -4,6 +4,7 @@
  * hand edit left there. They live in the plugin's data (data.json), never in the sidecar: the
  * API stays stateless, each question carries its history. No `obsidian` import.
  */
+import { asRecord } from "./records";
 
 /** One question and its checked answer, as the pane shows it again. */
 export interface StoredExchange {
@@ -112,10 +113,6 @@ function normaliseExchange(raw: unknown): StoredExchange | null {
 		footer: typeof record.footer === "string" ? record.footer : "",
 		at: finite(record.at, 0),
 	};
-}
-
-function asRecord(value: unknown): Record<string, unknown> | null {
-	return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
 }
 
 function finite(value: unknown, fallback: number): number {

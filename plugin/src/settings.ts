@@ -2,6 +2,7 @@
  * The plugin's settings: their defaults, and reading them back from data.json whatever an older
  * version (or a hand edit) left there. No `obsidian` import.
  */
+import { asRecord } from "./records";
 
 export const PROFILES = ["", "auto", "extractive", "ollama", "mistral", "openai"] as const;
 /** "" leaves the choice to the sidecar (its `llm.profile`). */
@@ -62,8 +63,8 @@ export const LIMITS = {
  * has none (a token runs nothing), a command or automatic start found there never is.
  */
 export function normaliseSettings(raw: unknown, rawDevice: unknown = null): VaultAgentSettings {
-	const vaultData = asRecord(raw);
-	const deviceData = asRecord(rawDevice);
+	const vaultData = asRecord(raw) ?? {};
+	const deviceData = asRecord(rawDevice) ?? {};
 	const data: Record<string, unknown> = { ...vaultData, ...deviceData };
 	for (const key of DEVICE_KEYS) if (!(key in deviceData)) delete data[key];
 	if (!("token" in deviceData) && typeof vaultData.token === "string") data.token = vaultData.token;
@@ -103,11 +104,7 @@ export function splitSettings(settings: VaultAgentSettings): {
 
 /** True when data.json asks to start a command: a setting no longer read from there. */
 export function vaultAsksToStart(raw: unknown): boolean {
-	return asRecord(raw).autoStart === true;
-}
-
-function asRecord(raw: unknown): Record<string, unknown> {
-	return typeof raw === "object" && raw !== null && !Array.isArray(raw) ? (raw as Record<string, unknown>) : {};
+	return asRecord(raw)?.autoStart === true;
 }
 
 /** An integer within `limits`, parsed from a number or a string; `fallback` otherwise. */

@@ -13,6 +13,7 @@ import { spawn } from "child_process";
 import { FileSystemAdapter, MarkdownView, Notice, Platform, Plugin, TFile, requestUrl } from "obsidian";
 import { SidecarClient, SidecarError, type HttpRequester } from "../client";
 import type { QuestionContext, Subject } from "../context";
+import { asRecord } from "../records";
 import { normaliseConversations, remove, rename, upsert, type Conversation } from "../conversations";
 import type { IndexResponse } from "../generated/contract";
 import { neighbourhood } from "../neighbourhood";
@@ -117,8 +118,7 @@ export default class VaultAgentPlugin extends Plugin implements AskHost, Command
 		const raw: unknown = await this.loadData();
 		const device: unknown = this.app.loadLocalStorage(DEVICE_STORAGE_KEY);
 		this.settings = normaliseSettings(raw, device);
-		const data = typeof raw === "object" && raw !== null ? (raw as Record<string, unknown>) : {};
-		this.conversations = normaliseConversations(data.conversations);
+		this.conversations = normaliseConversations(asRecord(raw)?.conversations);
 		if (device === null && vaultAsksToStart(raw)) {
 			// An older version kept this in data.json, where a shared vault could set it too.
 			this.notify(
