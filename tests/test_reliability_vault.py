@@ -417,6 +417,50 @@ def test_a_note_renamed_twice_quickly_while_watched_leaves_one_copy(
         assert {s.file for s in index.indexer.file_status()} == FINAL
 
 
+FOLDER_MOVES: dict[str, tuple[Callable[[Path, Path], object], set[str]]] = {
+    "renamed": (lambda vault, _: (vault / "Proj").rename(vault / "Done"), {"Done/A.md"}),
+    "moved out": (lambda vault, out: (vault / "Proj").rename(out / "Proj"), set()),
+    "made hidden": (lambda vault, _: (vault / "Proj").rename(vault / ".Proj"), set()),
+    "moved in": (lambda vault, out: (out / "New").rename(vault / "New"), {"Proj/A.md", "New/B.md"}),
+}
+
+
+@pytest.mark.parametrize("move", FOLDER_MOVES, ids=str)
+def test_a_folder_moved_while_watched_moves_its_notes(
+    tmp_path: Path, embedder: MiniLmEmbedder, sparse: Bm25Encoder, move: str
+) -> None:
+    """Found by the file-system audit: a folder renamed, moved in or out of the vault is one
+    change to the watcher, the folder's path; the sync looked for a file there, found none,
+    and kept the notes under the old path (searchable, cited as notes that no longer open,
+    after they had left the vault) while those under the new path were never indexed."""
+    vault, outside = tmp_path / "vault", tmp_path / "outside"
+    for folder, note, word in (
+        (vault / "Proj", "A.md", "abacusword"),
+        (outside / "New", "B.md", "basaltword"),
+    ):
+        folder.mkdir(parents=True)
+        (folder / note).write_text(f"# {note[0]}\n\nThe {word} note.\n", encoding="utf-8")
+    (vault / "Other.md").write_text("# Other\n\nNothing to see.\n", encoding="utf-8")
+    change, moved = FOLDER_MOVES[move]
+    expected = moved | {"Other.md"}
+    settings = api_settings(vault, tmp_path)
+    with VaultIndex(settings, embedder=embedder, sparse=sparse) as index:
+        index.indexer.sync()
+        change_while_watched(
+            index,
+            lambda: change(vault, outside),
+            lambda: set(index.store.file_states()) == expected,
+        )
+        assert {s.file for s in index.indexer.file_status()} == expected
+        assert index.store.count() == len(expected)
+        assert set(index.graph.files()) == expected
+        for word, note in (("abacusword", "A.md"), ("basaltword", "B.md")):
+            hits = index.searcher.search(word, limit=1, mode="sparse")
+            assert [h.file for h in hits if h.file.endswith(note)] == sorted(
+                f for f in moved if f.endswith(note)
+            )
+
+
 # --- pathological notes: parsing stays linear -----------------------------------------------
 
 SIZE = 100_000  # characters: quadratic work on this many takes 10 s and more, linear about 1 s

@@ -24,7 +24,7 @@ import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from stat import S_ISLNK, S_ISREG
+from stat import S_ISDIR, S_ISLNK, S_ISREG
 
 MARKDOWN_SUFFIX = ".md"
 PDF_SUFFIX = ".pdf"
@@ -71,9 +71,21 @@ def scan_vault(
     outside the vault) are not yielded; with `problems`, they are put there with the reason,
     as are folders that can't be read (their path ending with "/")."""
     root = root.resolve()
+    return _walk(root, str(root), "", ignore, problems)
+
+
+def _walk(
+    root: Path,
+    start: str,
+    start_prefix: str,
+    ignore: Sequence[str],
+    problems: dict[str, str] | None,
+) -> Iterator[VaultFile]:
+    """`scan_vault` from the folder `start` of the (resolved) vault `root`, whose
+    vault-relative prefix is `start_prefix` ("" for the root, else ending with "/")."""
     # (folder, its vault-relative prefix): string joins, not pathlib, since a no-change
     # re-sync of a big vault is mostly this loop.
-    stack: list[tuple[str, str]] = [(str(root), "")]
+    stack: list[tuple[str, str]] = [(start, start_prefix)]
     while stack:
         folder, prefix = stack.pop()
         try:
@@ -119,9 +131,11 @@ def scan_paths(
     """What `scan_vault` would yield of these vault-relative paths (a watcher's few): each
     one's stat, unless it is ignored, gone, not a regular file, an unfollowable symlink (a
     note's reason then put in `problems`) or under a symlinked folder, which the scan never
-    enters (a watcher reports changes behind one under the link's path)."""
+    enters (a watcher reports changes behind one under the link's path). A path that is a
+    folder (not a symlink) stands for every file the scan finds in it: a folder renamed or
+    moved into the vault is one change to a watcher, not one per file."""
     root = root.resolve()
-    found = []
+    found: list[VaultFile] = []
     for file in files:
         if is_ignored(file, ignore):
             continue
@@ -141,7 +155,11 @@ def scan_paths(
             stat = path.stat()
         except (OSError, ValueError):
             continue
-        if path.is_file():
+        if path == root:
+            continue  # the vault itself: the full scan's job
+        if S_ISDIR(stat.st_mode) and not link.is_symlink():
+            found.extend(_walk(root, str(path), file.rstrip("/") + "/", ignore, problems))
+        elif S_ISREG(stat.st_mode):
             found.append(VaultFile(file=file, mtime=stat.st_mtime, size=stat.st_size))
     return found
 

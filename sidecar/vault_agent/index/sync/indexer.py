@@ -164,6 +164,7 @@ class Indexer:
         self, paths: list[str] | None, report: SyncReport, on_progress: ProgressCallback | None
     ) -> None:
         problems: dict[str, str] = {}  # unfollowable symlinks, unreadable folders: why
+        looked_at: set[str] = set()
         if paths is None:
             # The walk runs beside reading the states and loading the graph: its stat calls
             # and SQLite's query both release the GIL (docs/performance.md, restart at 50k).
@@ -176,11 +177,12 @@ class Indexer:
             if not self.links.loaded:
                 self.links.ensure_loaded(self.store.file_states(VAULT_SOURCE))
             on_disk = self._scan(paths, problems)
-            # A watcher's sync of a few paths reads only their states (and those of the
-            # files under a path that is a folder): in a big vault, reading every file's
-            # state would dominate the time from save to searchable.
-            wanted = sorted(set(paths) | {f.file for f in on_disk})
-            states = self.store.file_states(VAULT_SOURCE, wanted)
+            # A path that is or was a folder (renamed, moved in or out: one change to a
+            # watcher) stands for every file under it, those on disk and those known.
+            looked_at = set(paths) | {f.file for f in on_disk} | self._known_under(paths, on_disk)
+            # A watcher's sync of a few paths reads only their states: in a big vault,
+            # reading every file's state would dominate the time from save to searchable.
+            states = self.store.file_states(VAULT_SOURCE, sorted(looked_at))
         notes_on_disk = {f.file: f for f in on_disk if is_note(f.file)}
         report.scanned = len(notes_on_disk)
         # What sits in a folder that can't be read now is unknown, not gone: kept as it was.
@@ -190,14 +192,13 @@ class Indexer:
             gone = set(states) - set(notes_on_disk)
             vanished_files = self.graph.files() - {f.file for f in on_disk}
         else:
-            looked_at = set(paths)
             gone = {p for p in looked_at if p in states and p not in notes_on_disk}
             vanished_files = {p for p in looked_at if p in self.graph} - {f.file for f in on_disk}
         if unreadable:
             gone = {file for file in gone if not file.startswith(unreadable)}
             vanished_files = {file for file in vanished_files if not file.startswith(unreadable)}
         self._delete(gone | {f for f in vanished_files if is_note(f)}, report)
-        looked_at_all = self.statuses.files() if paths is None else set(paths)
+        looked_at_all = self.statuses.files() if paths is None else looked_at
         for file in looked_at_all - set(notes_on_disk):
             if not file.startswith(unreadable) or file in problems:
                 self.statuses.pop(file)
@@ -240,6 +241,20 @@ class Indexer:
         if paths is None:
             return list(scan_vault(self.root, ignore, problems))
         return scan_paths(self.root, paths, ignore, problems)
+
+    def _known_under(self, paths: list[str], on_disk: list[VaultFile]) -> set[str]:
+        """The files the graph or the statuses know under those of `paths` that may be
+        folders: neither a file known nor one on disk (a folder renamed or moved away)."""
+        found = {f.file for f in on_disk}
+        folders = tuple(
+            path.rstrip("/") + "/"
+            for path in paths
+            if path not in self.graph and path not in found and self.statuses.get(path) is None
+        )
+        if not folders:
+            return set()
+        known = self.graph.files() | self.statuses.files()
+        return {file for file in known if file.startswith(folders)}
 
     def _delete(self, files: set[str], report: SyncReport) -> None:
         if not files:
