@@ -444,6 +444,43 @@ def test_a_question_asking_what_is_still_to_do_is_read_in_many_languages(
 
 
 @pytest.mark.parametrize(
+    ("question", "order", "amount", "when"),
+    [
+        # What a sentence only tells is the setting: "latest" there asks for no newest note.
+        (
+            "Quitting the app used to lose my latest edits. How many seconds were at risk?",
+            None,
+            True,
+            False,
+        ),
+        ("Embedded PDFs only show the first page on phones. Why?", None, False, False),
+        (
+            "Quand je clique sur Ajouter, la note reste vide. Que faut-il vérifier ?",
+            None,
+            False,
+            False,
+        ),
+        ("How do I sync? I installed the latest version.", None, False, False),
+        ("最新版を入れた。いつ同期される？", None, False, True),
+        # Several questions are all asked; an abbreviation ends no sentence.
+        ("What changed in 2.5.1? And when did it ship?", None, False, True),
+        (
+            "Wie groß darf eine Datei bei Sync Standard bzw. Sync Plus höchstens sein?",
+            None,
+            True,
+            False,
+        ),
+        ("When did I last feed Gus?", "newest", False, True),
+    ],
+)
+def test_what_a_question_asks_is_read_from_its_asking_sentences(
+    question: str, order: str | None, amount: bool, when: bool
+) -> None:
+    searched = plan(AgentRequest(question=question), "", Analyzer("en"))
+    assert (searched.order, searched.quantity, searched.when) == (order, amount, when)
+
+
+@pytest.mark.parametrize(
     ("question", "section", "opening"),
     [
         ("What went badly in the retro?", "Went badly", ["Buoy 31 sent", "The runbook was"]),

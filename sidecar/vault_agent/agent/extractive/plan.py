@@ -33,6 +33,7 @@ from vault_agent.agent.tools import EARLIEST_DAY
 from vault_agent.index.embed.terms import Analyzer, function_words
 from vault_agent.index.search.hints import date_words, is_day, query_hints
 from vault_agent.index.search.relative_dates import Period, without_relative_dates
+from vault_agent.vault.chunker import SPACED_FULL_STOPS, WIDE_FULL_STOPS
 
 #: A question with this few terms of its own leans on what came before it.
 FOLLOW_UP_TERMS = 3
@@ -50,6 +51,11 @@ _HOW_OFTEN = compiled(HOW_OFTEN)
 _OPEN_TASKS = compiled(OPEN_TASKS)
 _WHERE = compiled(WHERE)
 _WORD = re.compile(r"\w+")
+_SENTENCES = re.compile(rf"(?<=[{SPACED_FULL_STOPS}])\s+(?=\S)|(?<=[{WIDE_FULL_STOPS}])\s*(?=\S)")
+_ASKS = re.compile(r"[?？؟]\W*$")
+#: A sentence that tells: it ends in a full stop or an exclamation mark after a word of four
+#: letters or more (a shorter one may be an abbreviation), or in a wide full stop.
+_TOLD = re.compile(r"(?:\w{4}[\"'”’»)\]]*[.!।॥۔]|[。！])\W*$")
 #: "What is *overdue*?", "*past due*": open tasks of the days before today.
 _OVERDUE = re.compile(r"\b(?:overdue|past due|late)\b", re.IGNORECASE)
 
@@ -131,6 +137,7 @@ def plan(
     the system's) is the day "yesterday" counts from, in `languages` (default the notes');
     `has_notes` says which months hold notes (a month alone is the latest that does)."""
     question = request.question.strip()
+    asking = asking_sentences(question)
     parts = [question]
     selection = (request.selection or "").strip()[:SELECTION_CHARS]
     earlier = _last_user_turn(request)
@@ -140,11 +147,11 @@ def plan(
         parts.insert(0, earlier)
     near = {active_file} if active_file else set()
     near |= {neighbour.path for neighbour in request.neighbourhood}
-    often = bool(_HOW_OFTEN.search(question))
-    amount = asks_amount(question) or often
+    often = bool(_HOW_OFTEN.search(asking))
+    amount = asks_amount(asking) or often
     # "How do I list my unfinished tasks?" asks for steps, not for the tasks.
-    how_to = bool(_HOW_TO.search(question))
-    open_tasks = bool(_OPEN_TASKS.search(question)) and not how_to
+    how_to = bool(_HOW_TO.search(asking))
+    open_tasks = bool(_OPEN_TASKS.search(asking)) and not how_to
     read_in = languages or (analyzer.language,)
     days = query_hints(question, today, read_in, has_notes).dates
     if open_tasks and _OVERDUE.search(question):  # "what is overdue?": due before today
@@ -154,11 +161,11 @@ def plan(
         question=question,
         query=" ".join(parts),
         earlier=earlier,
-        order=date_order(without_relative_dates(question, read_in)),
+        order=date_order(without_relative_dates(asking, read_in)),
         quantity=amount,
         often=often,
-        counted=counted(question) if amount and not often else (),
-        when=bool(_WHEN.search(question)),
+        counted=counted(asking) if amount and not often else (),
+        when=bool(_WHEN.search(asking)),
         how_to=how_to,
         open_tasks=open_tasks,
         kind="" if selection or active_file else asked_kind(question),
@@ -200,6 +207,21 @@ def _asks_only_tasks(question: str, analyzer: Analyzer, languages: Collection[st
         if word.lower() not in asking and not word.isdigit()  # "due on 2026-11-20"
     ]
     return not analyzer.subject_terms(" ".join(rest), query=True)
+
+
+def asking_sentences(question: str) -> str:
+    """The sentences of `question` that ask (end in a question mark) when the others only
+    tell: what they tell is the setting, not what is asked ("Quitting used to lose my
+    *latest* edits. How many seconds were at risk?" asks for an amount, not for the newest
+    note; "Quand je clique..., la note reste vide. Que faut-il vérifier ?" asks no time).
+    The whole question otherwise. A full stop after a word of three letters or fewer may end
+    an abbreviation ("bzw.", "etc."), not a sentence."""
+    sentences = _SENTENCES.split(question)
+    asking = [sentence for sentence in sentences if _ASKS.search(sentence)]
+    told = [sentence for sentence in sentences if not _ASKS.search(sentence)]
+    if not asking or not told or not all(_TOLD.search(sentence) for sentence in told):
+        return question
+    return " ".join(asking)
 
 
 def asks_amount(question: str) -> bool:
