@@ -82,6 +82,17 @@ def test_a_markdown_link_into_the_vault_cites_nothing_unchecked(graph: LinkGraph
     assert [ref.file for ref in checked.sources] == ["Recipes/Miso Soup.md"]
 
 
+def test_a_note_named_decomposed_is_cited_by_its_composed_name(graph: LinkGraph) -> None:
+    # Found by the file-system audit: a model writes "Café" composed (NFC); a note macOS
+    # named decomposed was "no note by that name" and its citation removed.
+    graph.set_file("Recipes/Cafe\u0301 Menu.md")
+    checked = check_answer(
+        "Soup of the day [[Caf\u00e9 Menu]].", {"Recipes/Cafe\u0301 Menu.md"}, graph
+    )
+    assert checked.removed_citations == []
+    assert [ref.file for ref in checked.sources] == ["Recipes/Cafe\u0301 Menu.md"]
+
+
 def test_an_ambiguous_name_is_rewritten_to_the_retrieved_note(graph: LinkGraph) -> None:
     # Obsidian would open Projects/Garden/Ideas (shortest path); the model read Tidepool's.
     supported = {"Projects/Tidepool/Ideas.md"}

@@ -166,6 +166,26 @@ def test_resolution_ignores_case() -> None:
     assert graph.resolve("photo.png", "x.md") == "img/Photo.PNG"
 
 
+NFC, NFD = "Caf\u00e9", "Cafe\u0301"  # "Café" composed, and decomposed as macOS writes it
+
+
+@pytest.mark.parametrize(("name", "link"), [(NFD, NFC), (NFC, NFD)], ids=["nfd file", "nfc file"])
+def test_resolution_ignores_unicode_normalisation(name: str, link: str) -> None:
+    """Found by the file-system audit: a note named decomposed (macOS, or synced from it)
+    and a link typed composed look the same, and Obsidian (normalising paths to NFC) opens
+    one with the other; here the link was unresolved, its backlink missing, and a model
+    citing the note by its name had the citation removed."""
+    graph = graph_of(f"Menus/{name}.md", "Other.md")
+    graph.set_file("Source.md", targets=[link, f"Menus/{link}#Soup", f"{link}.md"])
+    graph.set_file("Aliased.md", aliases=[f"{name} Bar"])
+    assert graph.resolve(link, "") == f"Menus/{name}.md"
+    assert graph.resolve(f"Menus/{link}", "") == f"Menus/{name}.md"
+    assert graph.resolve(f"./{link}", "Menus/x.md") == f"Menus/{name}.md"
+    assert graph.resolve(f"{link} bar", "") == "Aliased.md"
+    assert graph.outgoing("Source.md") == [f"Menus/{name}.md"]
+    assert graph.backlinks(f"Menus/{name}.md") == ["Source.md"]
+
+
 def test_link_without_extension_never_resolves_to_an_attachment() -> None:
     graph = graph_of("paper.pdf", "files/chart.png")
     assert graph.resolve("paper", "x.md") is None

@@ -1,7 +1,7 @@
 """The vault's link graph: which file each link points to, outgoing links and backlinks.
 
 Owns link resolution. The rule follows Obsidian's `metadataCache.getFirstLinkpathDest(linkpath,
-sourcePath)`, matching names case-insensitively as Obsidian does:
+sourcePath)`, matching names case-insensitively and composed (NFC), as Obsidian does:
 
 1. `[[#Heading]]` (empty target) points at the source note itself. A `|display` or `#subpath`
    left on the target is ignored; a leading `/` means the vault root.
@@ -48,6 +48,7 @@ from vault_agent.vault.link_names import (
     bare_target,
     dependency_keys,
     ends_with,
+    fold,
     name_key,
     pick,
     strip_md,
@@ -63,7 +64,7 @@ class GraphState(NamedTuple):
     resolved: list[list[str | None]]
     """Per file: where each of its links resolves (None: nowhere)."""
     aliases: dict[str, tuple[str, ...]]
-    """Lower-case aliases of the files that have some."""
+    """Folded (lower-case, NFC) aliases of the files that have some."""
 
 
 class LinkGraph:
@@ -130,14 +131,14 @@ class LinkGraph:
         stale: Stale = {file: None}
         if file not in self._targets:
             by_path, by_name = self._lookups()
-            add(by_path, file.lower(), file)
+            add(by_path, fold(file), file)
             add(by_name, name_key(file), file)
             if mark:
                 self._mark(stale, name_key(file))
         else:
             self._forget_links(file)
         old_aliases = set(self._aliases.get(file, ()))
-        new_aliases = {alias.strip().lower() for alias in aliases if alias.strip()}
+        new_aliases = {fold(alias.strip()) for alias in aliases if alias.strip()}
         for alias in old_aliases - new_aliases:
             discard(self._by_alias, alias, file)
         for alias in new_aliases - old_aliases:
@@ -160,7 +161,7 @@ class LinkGraph:
             return
         self._forget_links(file)
         by_path, by_name = self._lookups()
-        discard(by_path, file.lower(), file)
+        discard(by_path, fold(file), file)
         discard(by_name, name_key(file), file)
         aliases = self._aliases.pop(file, ())
         for alias in aliases:
@@ -261,12 +262,12 @@ class LinkGraph:
             found = self._exact(posixpath.join(folder, target))
         if found is not None:
             return found
-        lowered = target.lower()
+        lowered = fold(target)
         name = lowered.rsplit("/", 1)[-1]
         candidates = [
             path
             for path in self._lookups()[1].get(strip_md(name), ())
-            if ends_with(path.lower(), lowered)
+            if ends_with(fold(path), lowered)
         ]
         return pick(candidates, folder) or pick(self._by_alias.get(lowered, ()), folder)
 
@@ -280,7 +281,7 @@ class LinkGraph:
         path = bare.lstrip("/")
         if "/" in path and not bare.startswith("/"):
             return False
-        lowered = path.lower()
+        lowered = fold(path)
         name = strip_md(lowered.rsplit("/", 1)[-1])
         by_name = self._lookups()[1]
         return len(by_name.get(name, ())) <= 1 and len(self._by_alias.get(lowered, ())) <= 1
@@ -291,7 +292,7 @@ class LinkGraph:
             if candidate in self._targets:
                 return sys.intern(candidate)  # the graph's own copy, not a new string
         for candidate in (path, path + ".md"):
-            matches = self._lookups()[0].get(candidate.lower())
+            matches = self._lookups()[0].get(fold(candidate))
             if matches:
                 return min(matches)
         return None

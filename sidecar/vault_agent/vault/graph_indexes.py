@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 
-from vault_agent.vault.link_names import strip_md, target_keys
+from vault_agent.vault.link_names import fold, strip_md, target_keys
 
 Stale = dict[str, set[int] | None]
 """Files whose links must be resolved again: all of them (None), or those at these indexes."""
@@ -20,12 +20,12 @@ Stale = dict[str, set[int] | None]
 def path_and_name_indexes(
     files: Iterable[str],
 ) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
-    """Lower-case path -> files, and name key -> files, of these distinct files."""
+    """Folded path -> files, and name key -> files, of these distinct files."""
     by_path: dict[str, list[str]] = {}
     by_name: dict[str, list[str]] = {}
     for file in files:
         # Each file comes once: no need for `add`'s duplicate check.
-        lowered = file.lower()
+        lowered = fold(file)
         by_path.setdefault(lowered, []).append(file)
         by_name.setdefault(strip_md(lowered.rsplit("/", 1)[-1]), []).append(file)
     return by_path, by_name

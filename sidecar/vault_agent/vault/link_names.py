@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import posixpath
+import unicodedata
 from collections.abc import Iterable
 from urllib.parse import unquote
 
@@ -16,13 +17,20 @@ def bare_target(target: str) -> str:
     return target.split("|", 1)[0].split("#", 1)[0].strip().replace("\\", "/")
 
 
+def fold(text: str) -> str:
+    """`text` as links and paths are compared: lower-case, and composed (NFC), as Obsidian
+    normalises paths. A name macOS wrote decomposed ("Cafe\u0301") and a link typed composed
+    ("Café") look the same and name the same note."""
+    return unicodedata.normalize("NFC", text).lower()
+
+
 def strip_md(name: str) -> str:
     return name[:-3] if name.endswith(".md") else name
 
 
 def name_key(path: str) -> str:
-    """Lower-case last segment without `.md`: links and files meet on this key."""
-    return strip_md(path.rsplit("/", 1)[-1].lower())
+    """Folded last segment without `.md`: links and files meet on this key."""
+    return strip_md(fold(path.rsplit("/", 1)[-1]))
 
 
 def dependency_keys(targets: Iterable[str]) -> set[str]:
@@ -42,7 +50,7 @@ def target_keys(target: str) -> tuple[str, ...]:
     if bare:
         for form in {bare, unquote(bare)}:
             keys.add(name_key(form))
-            keys.add(form.lstrip("/").lower())
+            keys.add(fold(form.lstrip("/")))
     return tuple(sorted(keys))
 
 

@@ -31,7 +31,7 @@ from vault_agent.vault.graph import GraphState
 log = logging.getLogger(__name__)
 
 #: Bumped when what is saved changes: another version's file is ignored.
-SNAPSHOT_VERSION = 1
+SNAPSHOT_VERSION = 2  # 2: link names compared composed (NFC)
 _PYTHON = sys.version  # marshal's format may change between Python versions
 
 
