@@ -16,6 +16,7 @@ import errno
 import os
 import shutil
 import string
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -23,10 +24,13 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
+import typer
 
 from conftest import WrappedEmbedder
 from pdf_factory import write_pdf
 from server_support import AUTH, api_settings, serve_api
+from vault_agent.cli.ask import ask_request
+from vault_agent.config import IndexSettings
 from vault_agent.index.embed.bm25 import Bm25Encoder
 from vault_agent.index.embed.minilm import MiniLmEmbedder, Vector
 from vault_agent.index.store.protocol import SearchFilter
@@ -829,3 +833,47 @@ def test_a_note_the_model_cannot_take_fails_alone(
         for name in ("Alpha", "Beta", "Gamma"):
             assert index.searcher.search(f"{name.lower()}word")[0].file == f"{name}.md"
     assert "Poison.md could not be indexed" in caplog.text
+
+
+def test_ask_note_is_read_as_the_index_reads_a_note(
+    tmp_path: Path, embedder: MiniLmEmbedder, sparse: Bm25Encoder
+) -> None:
+    """Found by the file-system audit: `vault-agent ask --note` read the file it was given
+    with a plain open, past the rules every other reader of a vault file goes through: a
+    note-named symlink into `.obsidian/`, `.git/` or an ignored folder sent that file (a
+    plugin's token) to the model as the open note, and a FIFO named like a note hung the
+    command. It is read as the index reads a note (`read_vault_file`)."""
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "Real.md").write_text("# Real\n\nThe realnoteword.\n", encoding="utf-8")
+    (vault / "Alias.md").symlink_to("Real.md")
+    settings = api_settings(vault, tmp_path, index=IndexSettings(ignore=["Private"]))
+    links = hidden_targets(vault)
+    os.mkfifo(vault / "pipe.md")
+    with VaultIndex(settings, embedder=embedder, sparse=sparse) as index:
+        for note in ("Real.md", "Alias.md", str(vault / "Alias.md")):
+            request = ask_request("What is it?", index, Path(note))
+            assert request.active_note is not None
+            assert "realnoteword" in request.active_note.content
+        for link, secret in links.items():
+            for note in (link, str(vault / link)):
+                with pytest.raises(typer.Exit):
+                    ask_request(f"What is {secret}?", index, Path(note))
+
+        outcome: list[object] = []
+        reader = threading.Thread(
+            target=lambda: outcome.append(_exit_or(ask_request, "q", index, Path("pipe.md"))),
+            daemon=True,
+        )
+        reader.start()
+        reader.join(timeout=10)
+        if reader.is_alive():  # let the blocked read go before failing
+            os.close(os.open(vault / "pipe.md", os.O_WRONLY | os.O_NONBLOCK))
+        assert outcome == ["exit"], "reading a FIFO named like a note never ends"
+
+
+def _exit_or(function: Callable[..., object], *args: object) -> object:
+    try:
+        return function(*args)
+    except typer.Exit:
+        return "exit"

@@ -22,7 +22,7 @@ from vault_agent.index.vault_index import VaultIndex
 from vault_agent.llm.errors import ModelError
 from vault_agent.llm.registry import select_model
 from vault_agent.validation import problem_lines
-from vault_agent.vault.files import PathOutsideVaultError, resolve_in_vault
+from vault_agent.vault.files import read_vault_file
 
 PROFILES = ("auto", "mistral", "ollama", "openai", "extractive")
 
@@ -56,16 +56,21 @@ def ask_request(question: str, vault_index: VaultIndex, note: Path | None) -> Ag
 
 
 def _note_context(vault_index: VaultIndex, note: Path) -> dict[str, object]:
-    """``note`` (a path in the vault, or an absolute one inside it) and its linked notes."""
-    root = vault_index.settings.vault_root
+    """``note`` (a path in the vault, or an absolute one inside it) and its linked notes.
+    Read as the index reads a note (`read_vault_file`): a note-named symlink into a hidden or
+    ignored file (`.obsidian/plugins/x/data.json`) is refused, a FIFO is not waited on."""
+    settings = vault_index.settings
+    root = settings.vault_root
     path = note.expanduser()
     relative = path.as_posix()
     if path.is_absolute():
-        resolved = path.resolve()
+        # The folder resolved, not the note: a symlinked note is judged as a symlink.
+        resolved = path.parent.resolve() / path.name
         relative = resolved.relative_to(root).as_posix() if resolved.is_relative_to(root) else ""
     try:
-        content = resolve_in_vault(root, relative).read_text(encoding="utf-8", errors="replace")
-    except (OSError, PathOutsideVaultError) as error:
+        raw = read_vault_file(root, relative, settings.index.ignore)
+        content = raw.decode("utf-8", errors="replace")
+    except (OSError, ValueError) as error:  # PathOutsideVaultError, RefusedFileError
         reason = "it is outside the vault" if not relative else str(error)
         errors.print(f"[red]error:[/red] can't read --note {note}: {reason}")
         raise typer.Exit(1) from error
