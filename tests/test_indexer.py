@@ -116,22 +116,30 @@ def test_no_change_resync_reads_no_file(
     settings = Settings(vault=vault, data_dir=tmp_path / "reads")
     with VaultIndex(settings, embedder=counting, sparse=sparse) as vault_index:
         vault_index.indexer.sync()
-        reads = files_passed_to(monkeypatch, "resolve_in_vault", 1)
+        resolved = files_passed_to(monkeypatch, "resolve_in_vault", 1)
+        reads = files_passed_to(monkeypatch, "read_vault_file", 1)
         report = vault_index.indexer.sync()
-        assert reads == []
+        assert resolved == reads == []
         assert report.indexed == 0
 
 
 def test_touched_but_unchanged_note_is_not_reembedded(
-    index: VaultIndex, vault: Path, counting: CountingEmbedder
+    index: VaultIndex, vault: Path, counting: CountingEmbedder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     note = next(vault.rglob("*.md"))
     later = time.time() + 10
     os.utime(note, (later, later))
     counting.embedded = 0
+    reads = files_passed_to(monkeypatch, "read_vault_file", 1)
     report = index.indexer.sync()
     assert counting.embedded == 0
     assert report.indexed == 0
+    assert reads == [note.relative_to(vault).as_posix()]
+    # Found by the file-system audit: its new mtime was never stored, so every later sync
+    # read and hashed it again (after a checkout or a restore, the whole vault, every time).
+    report = index.indexer.sync()
+    assert reads == [note.relative_to(vault).as_posix()], "read again by the next sync"
+    assert report.unchanged == report.scanned
 
 
 def test_edited_note_is_reembedded_and_its_old_chunks_removed(

@@ -330,8 +330,7 @@ class Indexer:
             return None
         content_hash = hashlib.sha256(raw).hexdigest()
         if state is not None and self._current(state) and state.content_hash == content_hash:
-            report.unchanged += 1  # touched, not edited
-            self.statuses.keep(file, state.chunk_count)
+            self._touched(vault_file, state, report)
             return None
         try:
             note = parse_note(file, raw)
@@ -361,11 +360,17 @@ class Indexer:
             self._fail(file, "failed", f"could not read: {error}", report)
             return None
         if state is not None and self._current(state) and state.content_hash == content_hash:
-            report.unchanged += 1  # touched, not edited: no extraction either
-            self.statuses.keep(file, state.chunk_count)
+            self._touched(vault_file, state, report)  # no extraction either
             return None
         ready = self._pdfs.start(vault_file, path, content_hash)
         return None if ready is None else self._pdf_pending(ready, state, report)
+
+    def _touched(self, vault_file: VaultFile, state: FileState, report: SyncReport) -> None:
+        """`vault_file` was touched, not edited: kept, and its new mtime stored, or every
+        later sync would read and hash it again (a checkout or a restore touches them all)."""
+        report.unchanged += 1
+        self.statuses.keep(vault_file.file, state.chunk_count)
+        self.store.set_payload(vault_file.file, {"mtime": vault_file.mtime})
 
     def _pdf_pending(
         self, ready: PdfReady, state: FileState | None, report: SyncReport
