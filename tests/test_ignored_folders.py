@@ -38,6 +38,16 @@ def test_a_nested_folder_pattern_ignores_only_that_folder() -> None:
     assert not is_ignored("Work/Diary.md", ["Work/Private"])
 
 
+def test_node_modules_is_ignored_at_any_depth_by_default() -> None:
+    """Found by the file-system audit: the default `node_modules/**` kept out the vault's
+    top folder only; a code project inside the vault had its packages' READMEs indexed."""
+    ignore = IndexSettings().ignore
+    for file in ("node_modules/a/README.md", "Code/app/node_modules/a/README.md"):
+        assert is_ignored(file, ignore), file
+    for file in ("Code/node_modules notes.md", "Code/my_node_modules/README.md", "Code/a.md"):
+        assert not is_ignored(file, ignore), file
+
+
 def _vault(tmp_path: Path) -> Path:
     vault = tmp_path / "vault"
     (vault / "Private").mkdir(parents=True)

@@ -207,7 +207,15 @@ class IndexSettings(BaseModel):
         description="Processes extracting PDF text beside the indexer (0: inline, no timeout).",
     )
     ignore: list[str] = Field(
-        default_factory=lambda: [".obsidian/**", ".trash/**", ".git/**", "node_modules/**"],
+        # node_modules at any depth: a code project kept in the vault brings thousands of
+        # packages' READMEs (hidden folders, .git among them, are never indexed anyway).
+        default_factory=lambda: [
+            ".obsidian/**",
+            ".trash/**",
+            ".git/**",
+            "node_modules/**",
+            "**/node_modules/**",
+        ],
         description="Glob patterns (vault-relative) that are never indexed.",
     )
 
