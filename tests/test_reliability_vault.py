@@ -877,3 +877,47 @@ def _exit_or(function: Callable[..., object], *args: object) -> object:
         return function(*args)
     except typer.Exit:
         return "exit"
+
+
+class GrowsTheOther(WrappedEmbedder):
+    """The real embedder; its first call (one note read, the other not yet) makes the note
+    not read yet 100 times the size of the limit, as a script appending to a log would."""
+
+    def __init__(self, inner: MiniLmEmbedder, vault: Path, limit: int) -> None:
+        super().__init__(inner)
+        self.vault, self.limit, self.grown = vault, limit, ""
+
+    def embed_documents(self, texts: Sequence[str]) -> list[Vector]:
+        if not self.grown:
+            self.grown = "Log.md" if "plainword" in " ".join(texts) else "Plain.md"
+            with (self.vault / self.grown).open("a", encoding="utf-8") as log:
+                log.write("growingword line\n" * (self.limit * 100 // 17))
+        return self.inner.embed_documents(texts)
+
+
+def test_a_note_that_grows_past_the_limit_after_the_scan_is_not_read_whole(
+    tmp_path: Path, embedder: MiniLmEmbedder, sparse: Bm25Encoder
+) -> None:
+    """Found by the file-system audit: the size limit was checked against the scan's size
+    only; a note that grew between the scan and its read (a log a script appends to, a file
+    swapped in) was read and parsed whole, however big (at about 10 µs a character, a
+    minute for 5 MB over the limit, the sync held meanwhile)."""
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "Plain.md").write_text("# Plain\n\nThe plainword.\n", encoding="utf-8")
+    (vault / "Log.md").write_text("# Log\n\nThe logword.\n", encoding="utf-8")
+    limit = 2_000
+    settings = api_settings(
+        vault, tmp_path, index=IndexSettings(max_file_bytes=limit, write_batch_chunks=1)
+    )
+    growing = GrowsTheOther(embedder, vault, limit)
+    with VaultIndex(settings, embedder=growing, sparse=sparse) as index:
+        report = index.indexer.sync()
+        status = statuses(index)[growing.grown]
+        assert status.state == "skipped", status
+        assert "past the 0.0 MB limit (index.max_file_bytes)" in (status.reason or "")
+        assert report.indexed == 1 and report.skipped == 1
+        assert set(index.store.file_states()) == {"Plain.md", "Log.md"} - {growing.grown}
+        again = index.indexer.sync()  # seen by its size now
+        assert again.skipped == 1
+        assert "over the 0.0 MB limit" in (statuses(index)[growing.grown].reason or "")

@@ -285,10 +285,14 @@ def open_vault_file(root: Path, file: str, ignore: Sequence[str] = ()) -> io.Buf
         raise
 
 
-def read_vault_file(root: Path, file: str, ignore: Sequence[str] = ()) -> bytes:
-    """The bytes of the vault file `file`, read through `open_vault_file` (its errors too)."""
+def read_vault_file(
+    root: Path, file: str, ignore: Sequence[str] = (), most: int | None = None
+) -> bytes:
+    """The bytes of the vault file `file`, read through `open_vault_file` (its errors too);
+    with `most`, no more than `most` + 1 of them (a file that grew since its size was seen
+    says so by its length, without being read whole)."""
     with open_vault_file(root, file, ignore) as stream:
-        return stream.read()
+        return stream.read() if most is None else stream.read(most + 1)
 
 
 def _vault_relative(file: str) -> PurePosixPath:

@@ -319,14 +319,19 @@ class Indexer:
         if pdf:
             return self._prepare_pdf(vault_file, state, report)
         try:
-            # Read as the scan would index it: the file may have become a symlink since.
-            raw = read_vault_file(self.root, file, self.settings.index.ignore)
+            # Read as the scan would index it: the file may have become a symlink since, or
+            # grown (a log a script appends to): never more than the limit is read.
+            raw = read_vault_file(self.root, file, self.settings.index.ignore, limit)
         except RefusedFileError as error:
             self._fail(file, "skipped", str(error), report, state)
             return None
         except (OSError, ValueError) as error:
             # Maybe for a moment only (a sync tool holding it): the old version stays.
             self._fail(file, "failed", f"could not read: {error}", report)
+            return None
+        if len(raw) > limit:
+            reason = f"file grew past the {_mb(limit)} limit (index.max_file_bytes) as it was read"
+            self._fail(file, "skipped", reason, report, state)
             return None
         content_hash = hashlib.sha256(raw).hexdigest()
         if state is not None and self._current(state) and state.content_hash == content_hash:
