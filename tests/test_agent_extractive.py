@@ -822,6 +822,10 @@ CHANGELOG = {
     "Films/Blade Runner.md": "---\ncategories: [Movies]\ndirector: Ridley Scott\nyear: 1982\n"
     "last: 2023-09-14\n---\n",
     "People/Steph.md": "---\ncreated: 2023-09-12\norg: Obsidian\n---\nMet at the 2023 meetup.\n",
+    "Clippings/Evergreen notes.md": "---\nauthor: Steph\npublished: 2022-09-16\n---\n"
+    "Evergreen notes turn ideas into objects you can manipulate.\n",
+    "Meetings/2023-10-02 Reading group.md": "# Reading group\n\nWe argued about Steph's "
+    "ideas on writing.\n",
     "Guides/Icons.md": "# Icons\n\nPlugins can add their own custom icons to the app.\n\n"
     "Call addIcon() with the SVG:\n\n```ts\nthis.addIcon('dice', '<circle cx=\"50\" />');\n```\n",
     "Billing/FAQ.md": "# Billing FAQ\n\n**Can I get my money back for the Pro plan?**\n\nYes: "
@@ -916,6 +920,17 @@ async def test_a_property_the_question_names_is_weighed_among_many_close_sentenc
     # Thirty steps share the question's words ("bake", "tart"); the property answers it.
     done = done_of(await ask(changelog, ExtractiveAnswerer(), "When did I last bake the tart?"))
     assert done.answer.splitlines()[0] == "last: 2024-05-02 [[Recipes/Plum tart]]", done.answer
+
+
+async def test_a_property_the_question_names_dates_its_note_over_other_dated_notes(
+    changelog: VaultIndex,
+) -> None:
+    # The meeting's date is when Steph's ideas were discussed; the property says when the
+    # post was published, and answers a first-time question whatever other notes are dated.
+    question = "When did Steph first publish the post on evergreen notes?"
+    done = done_of(await ask(changelog, ExtractiveAnswerer(), question))
+    first = done.answer.splitlines()[0]
+    assert first == "published: 2022-09-16 [[Clippings/Evergreen notes]]", done.answer
 
 
 async def test_a_note_named_and_asked_something_more_is_not_answered_by_its_properties(

@@ -300,6 +300,10 @@ def answer_first(
         days = _day_by_day(quotes, every=plan.day_by_day, sure=sure)
         if len(days) > 1:
             return days
+    if (plan.order is not None or plan.when) and kept[0].dates_itself:
+        # "When did Steph first publish the post?": the property it names says; the dates
+        # of other notes (a meeting that discussed the post) don't order it.
+        return [kept[0]]
     if plan.order is not None:
         # A dated note answers a "when" question even when an undated one (the recipe) is
         # closer; notes named by versions (a changelog) are ordered by version, if none is.

@@ -30,7 +30,9 @@ def compose(first: list[Quote], kept: list[Quote], dated: bool, unsure: bool = F
     # A last/first question is answered by a date: it opens the line.
     for quote in first:
         said = f"{clip(quote.unit.text)} {quote.link}"
-        lines.append(f"{quote.date}: {said}" if dated and quote.date else said)
+        # A property dated by its own value ("published: 2022-09-16") says it already.
+        dated_line = dated and quote.date and not quote.dates_itself
+        lines.append(f"{quote.date}: {said}" if dated_line else said)
         if quote.unit.shows:  # the code or the list the sentence introduces
             lines.append(quote.unit.shows)
     shown = {(q.ref.file, q.unit.text) for q in first}

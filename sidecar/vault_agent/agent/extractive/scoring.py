@@ -113,6 +113,8 @@ class Quote:
     writes one (then that day is its `date`)."""
     named_section: bool = False
     """It sits in a section the question names and asks nothing more of."""
+    dates_itself: bool = False
+    """A property the question names, dated by its own value (``published: 2022-09-16``)."""
 
     @property
     def link(self) -> str:
@@ -290,6 +292,11 @@ def scored(
             score += DAY_BONUS
         chunk = passage.chunk
         date, version = candidate.written_day or _date_of(chunk), _version_of(chunk)
+        dates_itself = date is None and candidate.keyed and _own_day(unit.text) is not None
+        if dates_itself:
+            # A property the question names, of a note no day dates, is dated by its own
+            # value: "when did Steph publish the post?" and ``published: 2022-09-16``.
+            date = _own_day(unit.text)
         # What the question asks for: an amount holds a number; a time a date or a version,
         # or sits in a note dated or named by one.
         fits = _fits(plan, unit.text, languages, placed=bool(date or version) and not unit.fact)
@@ -328,6 +335,7 @@ def scored(
             closeness,
             on_day,
             candidate.named_section,
+            dates_itself,
         )
         quotes.append(quote)
     return sorted(quotes, key=lambda quote: -quote.score)
@@ -510,6 +518,12 @@ def written_day(text: str, days: Collection[str]) -> str | None:
         if any(within(wanted, stamp) for wanted in days):
             return str(stamp)
     return None
+
+
+def _own_day(text: str) -> str | None:
+    """The day a property's value writes ("published: 2022-09-16"), if any."""
+    written = ISO_DATE.search(text.split(":", 1)[-1])
+    return written.group(1) if written else None
 
 
 def _version_of(chunk: ChunkPayload) -> tuple[int, ...] | None:
