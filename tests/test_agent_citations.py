@@ -82,13 +82,23 @@ def test_a_markdown_link_into_the_vault_cites_nothing_unchecked(graph: LinkGraph
     assert [ref.file for ref in checked.sources] == ["Recipes/Miso Soup.md"]
 
 
-def test_a_note_named_decomposed_is_cited_by_its_composed_name(graph: LinkGraph) -> None:
+@pytest.mark.parametrize(
+    "cited",
+    [
+        "[[Caf\u00e9 Menu]]",
+        "(Caf\u00e9 Menu)",
+        "[[Caf\u00e9 Menu.md]]",
+        "[the menu](Recipes/Caf%C3%A9%20Menu.md)",
+    ],
+)
+def test_a_note_named_decomposed_is_cited_by_its_composed_name(
+    graph: LinkGraph, cited: str
+) -> None:
     # Found by the file-system audit: a model writes "Café" composed (NFC); a note macOS
-    # named decomposed was "no note by that name" and its citation removed.
+    # named decomposed was "no note by that name" and its citation removed (a wikilink), or
+    # left as text (a title in parentheses), or made text (a markdown link).
     graph.set_file("Recipes/Cafe\u0301 Menu.md")
-    checked = check_answer(
-        "Soup of the day [[Caf\u00e9 Menu]].", {"Recipes/Cafe\u0301 Menu.md"}, graph
-    )
+    checked = check_answer(f"Soup of the day {cited}.", {"Recipes/Cafe\u0301 Menu.md"}, graph)
     assert checked.removed_citations == []
     assert [ref.file for ref in checked.sources] == ["Recipes/Cafe\u0301 Menu.md"]
 

@@ -18,6 +18,7 @@ from [1], and a [1] that differs between them is left alone. Code is never touch
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable, Sequence
 from urllib.parse import unquote
 
@@ -93,7 +94,7 @@ class _SeenNotes:
         self._by_path = {_key(file): file for file in self.files}
         titles: dict[str, set[str]] = {}
         for file in self.files:
-            titles.setdefault(note_title(file).casefold(), set()).add(file)
+            titles.setdefault(_folded(note_title(file)), set()).add(file)
         self._by_title = {title: next(iter(f)) for title, f in titles.items() if len(f) == 1}
 
     def find(self, name: str) -> str | None:
@@ -110,8 +111,14 @@ class _SeenNotes:
 
 
 def _key(name: str) -> str:
-    key = name.strip().strip("*_`\"'").strip().lstrip("./").casefold()
+    key = _folded(name.strip().strip("*_`\"'").strip().lstrip("./"))
     return key[:-3] if key.endswith(".md") else key
+
+
+def _folded(text: str) -> str:
+    """`text` compared without case, composed (NFC): a title macOS wrote decomposed is the
+    one a model writes composed."""
+    return unicodedata.normalize("NFC", text).casefold()
 
 
 def _passages(numbered: Sequence[Sequence[NoteRef]]) -> dict[int, NoteRef | None]:
@@ -180,8 +187,8 @@ def _markdown_link(match: re.Match[str], notes: _SeenNotes) -> str:
     if file is None:
         return match.group(0)
     link = note_link(file, heading)
-    plain = text.strip("*_`").casefold()
-    if not plain or plain in (note_title(file).casefold(), _key(file), _key(path)):
+    plain = _folded(text.strip("*_`"))
+    if not plain or plain in (_folded(note_title(file)), _key(file), _key(path)):
         return link
     return f"{link[:-2]}|{text}]]"
 
