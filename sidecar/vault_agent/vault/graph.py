@@ -1,7 +1,7 @@
 """The vault's link graph: which file each link points to, outgoing links and backlinks.
 
 Owns link resolution. The rule follows Obsidian's `metadataCache.getFirstLinkpathDest(linkpath,
-sourcePath)`, matching names case-insensitively and composed (NFC), as Obsidian does:
+sourcePath)`, matching names case-insensitively as Obsidian does, and composed (NFC):
 
 1. `[[#Heading]]` (empty target) points at the source note itself. A `|display` or `#subpath`
    left on the target is ignored; a leading `/` means the vault root.

@@ -18,9 +18,9 @@ def bare_target(target: str) -> str:
 
 
 def fold(text: str) -> str:
-    """`text` as links and paths are compared: lower-case, and composed (NFC), as Obsidian
-    normalises paths. A name macOS wrote decomposed ("Cafe\u0301") and a link typed composed
-    ("Café") look the same and name the same note."""
+    """`text` as links and paths are compared: lower-case, and composed (NFC). A name macOS
+    wrote decomposed ("Cafe\u0301") and a link typed composed ("Café") look the same, and
+    macOS's file systems take one for the other."""
     return unicodedata.normalize("NFC", text).lower()
 
 
