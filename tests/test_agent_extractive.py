@@ -805,6 +805,16 @@ def test_a_list_of_links_is_navigation_not_an_answer() -> None:
     ]
 
 
+def test_a_trail_of_links_over_a_page_is_navigation_not_an_answer() -> None:
+    body = "[`Plugin`](Plugin) › [`addIcon`](Plugin/addIcon)\n\nAdds an icon. See [[Icons]].\n"
+    units = split_units(body, "")
+    assert [(u.text, u.navigation) for u in units] == [
+        ("`Plugin` › `addIcon`", True),
+        ("Adds an icon.", False),
+        ("See Icons.", False),
+    ]
+
+
 #: A changelog: one note per release, alike in words, told apart by their versions only.
 CHANGELOG = {
     "v1.2.0.md": "## Export\n- Export to PDF now keeps the page margins you set.\n",

@@ -35,9 +35,10 @@ _WIKILINK = re.compile(
     r"(?P<embed>!?)\[\[(?P<target>[^\]|#\n]*)(?:#[^\]|\n]*)?(?:\|(?P<display>[^\]\n]*))?\]\]"
 )
 _MARKDOWN_LINK = re.compile(r"(?P<image>!?)\[(?P<text>[^\]\n]*)\]\([^)\n]*\)")
-# Links, separated by nothing but punctuation: a list of where to read on.
+# Links, separated by nothing but punctuation: a list of where to read on, or the trail of
+# pages above this one ("[`Plugin`](Plugin) › [`addIcon`](Plugin/addIcon)").
 _LINKS_ONLY = re.compile(
-    r"(?:[\s,;|·-]*(?:!?\[\[[^\]\n]*\]\]|!?\[[^\]\n]*\]\([^)\n]*\)))+[\s,;|·.-]*"
+    r"(?:[\s,;|·/>›»→-]*(?:!?\[\[[^\]\n]*\]\]|!?\[[^\]\n]*\]\([^)\n]*\)))+[\s,;|·.-]*"
 )
 _BLOCK_ID = re.compile(r"\s\^[\w-]+\s*$")
 _COMMENT = re.compile(r"%%.*?%%|<!--.*?-->", re.DOTALL)
@@ -157,7 +158,7 @@ def split_units(body: str, heading: str) -> list[Unit]:
             return
         count = len(units)
         for sentence in _SENTENCE_END.split(" ".join(paragraph)):
-            add(sentence)
+            add(sentence, navigation=bool(_LINKS_ONLY.fullmatch(sentence)))
         one_line = len(paragraph) == 1 and len(units) == count + 1
         text = units[-1].text if one_line else ""
         may_label, label = (count if one_line and _reads_as_label(text) else None), ""
