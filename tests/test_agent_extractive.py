@@ -1188,6 +1188,10 @@ def _free_port() -> int:
         ("What did version 1.13.0 change about URIs?", False),
         ("Seit wann gibt es Lesezeichen?", True),
         ("什么时候添加了书签?", True),
+        # A date asked for by name, without a question word.
+        ("Publication date of the 'In good hands' article", True),
+        ("Date de la réunion avec Steph", True),
+        ("Can it fill in the done date for me too?", False),
         # "when" before its subject sets a condition: the question asks something else.
         ("When I use Dataview format, does Tasks read the frontmatter?", False),
         ("What happens when a reading fails validation?", False),

@@ -132,10 +132,10 @@ WHEN = {
     "en": r"when(?:'s|'d|\s+(?:did|do|does|was|were|is|are|will|would|can|could|should|has|"
     r"have|had|might|must)\b|\s*[?.!]|\s*$)|since (?:when|which)|(?:in )?(?:what|which) "
     r"(?:(?!(?:is|was|were|are|do|did|does|has|have|had|can|could|will|would)\b)[\w.-]+ ){0,2}"
-    r"(?:years?|dates?|days?|versions?|releases?|updates?)",
-    "de": r"wann|seit wann|welche[rmns]? version",
-    "fr": r"quand|depuis quand|quelle version",
-    "es": r"cu[aá]ndo|desde cu[aá]ndo|qu[eé] versi[oó]n",
+    r"(?:years?|dates?|days?|versions?|releases?|updates?)|dates? of",
+    "de": r"wann|seit wann|welche[rmns]? version|datum (?:des|der|von)",
+    "fr": r"quand|depuis quand|quelle version|dates? (?:de|du|des|d'|d’)",
+    "es": r"cu[aá]ndo|desde cu[aá]ndo|qu[eé] versi[oó]n|fechas? (?:de|del)",
     "it": r"quando|da quando|quale versione",
     "pt": r"quando|desde quando|qual vers[aã]o|em que vers[aã]o",
     "nl": r"wanneer|sinds wanneer|welke versie",
