@@ -440,6 +440,23 @@ def test_edited_pdf_is_extracted_again_and_cache_is_pruned(
     assert len(after) == 2 and len(after - before) == 1  # the old text went with it
 
 
+def test_a_damaged_cache_entry_is_a_miss_never_a_failed_sync(
+    own_index: tuple[VaultIndex, CountingEmbedder, Path],
+) -> None:
+    index, _, vault = own_index
+    cache_dir = index.settings.vault_data_dir / "extract-cache"
+    for entry in cache_dir.glob("*/*.json.gz"):
+        data = bytearray(entry.read_bytes())
+        data[10:30] = b"\xff" * 20  # the gzip header intact, its deflate data not (zlib.error)
+        entry.write_bytes(bytes(data))
+    (vault / PAPER).rename(vault / "Papers/moved.pdf")  # a new path: its text is looked up
+    report = index.indexer.sync()
+    # Read again, as misses: the paper, and the scan (a skipped PDF is looked up each sync).
+    assert (report.pdf_extracted, report.indexed) == (2, 1)
+    hit = index.searcher.search("kombucha fermentation", limit=1)[0]
+    assert hit.wikilink == "[[Papers/moved.pdf#page=2]]"
+
+
 def test_limits_skip_with_a_reason_and_drop_the_old_points(
     own_index: tuple[VaultIndex, CountingEmbedder, Path],
 ) -> None:

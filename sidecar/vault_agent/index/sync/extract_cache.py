@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import gzip
 import os
+import zlib
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -43,7 +44,8 @@ class ExtractCache:
             entry = _Entry.model_validate_json(
                 gzip.decompress(self._path(content_hash).read_bytes())
             )
-        except (OSError, EOFError, ValidationError, ValueError):
+        except (OSError, EOFError, zlib.error, ValidationError, ValueError):
+            # zlib.error (damaged deflate data) is none of the others: it would stop the sync.
             return None
         return entry.extract if entry.version == EXTRACTOR_VERSION else None
 
