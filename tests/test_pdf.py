@@ -370,6 +370,19 @@ def test_page_citations_pass_the_citation_check(
     assert checked.answer.startswith(f"See [[{PAPER}#page=5]].")
 
 
+def test_a_page_number_too_long_for_an_int_is_no_page(
+    pdf_index: tuple[VaultIndex, SyncReport],
+) -> None:
+    # Python refuses to convert more than 4,300 digits: such a "page" (a model's, or quoted
+    # from a note) made the whole answer check raise.
+    index, _ = pdf_index
+    digits = "9" * 5_000
+    checked = check_answer(f"See [[paper.pdf#page={digits}]].", [PAPER], index.graph)
+    assert checked.sources[0].file == PAPER
+    assert page_of_heading(f"page={digits}") is None
+    assert page_of_heading(f"Page {digits}") is None
+
+
 def test_search_tool_cites_pdf_passages_by_page(
     pdf_index: tuple[VaultIndex, SyncReport],
 ) -> None:

@@ -14,8 +14,10 @@ from pathlib import PurePosixPath
 from vault_agent.vault.notes import Note, Section
 
 PDF_TYPE = "pdf"
-_PAGE_HEADING = re.compile(r"^page (\d+)$", re.IGNORECASE)
-_PAGE_SUBPATH = re.compile(r"^page=(\d+)$", re.IGNORECASE)
+# At most 9 digits: no PDF has more pages, and Python refuses to turn more than 4,300 digits
+# into an int (a model's `[[paper.pdf#page=999...]]` made the citation check raise).
+_PAGE_HEADING = re.compile(r"^page (\d{1,9})$", re.IGNORECASE)
+_PAGE_SUBPATH = re.compile(r"^page=(\d{1,9})$", re.IGNORECASE)
 
 
 def pdf_note(
