@@ -155,6 +155,18 @@ def test_repair_of_nothing_is_nothing() -> None:
     assert repair_text(" \r\n\x00 \n") == ""
 
 
+def test_repair_of_a_page_of_one_paragraph_takes_linear_time() -> None:
+    # 40,000 full lines that never end a sentence (3.4 MB, what a small PDF of repeated text
+    # draws on one page): joined line by line this took 23 s, quadratic.
+    raw = "\n".join(["the starter feeding schedule of the vault notes index-"] * 40_000)
+    started = time.monotonic()
+    repaired = repair_text(raw)
+    assert time.monotonic() - started < 2.0
+    assert repaired == "the starter feeding schedule of the vault notes index" * 39_999 + (
+        "the starter feeding schedule of the vault notes index-"
+    )
+
+
 def lines_of(left: float, right: float, count: int, top: float = 700.0) -> list[Box]:
     return [Box(left, top - 14 * i - 10, right, top - 14 * i) for i in range(count)]
 
