@@ -910,6 +910,30 @@ async def test_a_release_question_is_answered_by_the_first_release_that_tells_of
     assert done.answer.splitlines()[0].endswith("[[v1.4.0#Canvas]]"), done.answer
 
 
+#: Many releases fixing a feature in the question's words, after the one that introduced it.
+RANDOM_NOTE_RELEASES = {
+    "v0.5.2.md": "## Shiny new things\n- Another new plugin: Open random note. It does what it "
+    "says!\n- Panes can be resized.\n",
+    **{
+        f"v0.{minor}.0.md": f"## No longer broken\n- Random note: no longer opens the same "
+        f"note twice (fix {minor}).\n"
+        for minor in range(6, 26)
+    },
+    "Daily/2026-01-05.md": "Tidied the garden shed.\n",  # the tests' "today"
+}
+
+
+async def test_a_first_time_question_searches_past_the_closest_releases(
+    tmp_path: Path, embedder: MiniLmEmbedder, sparse: Bm25Encoder
+) -> None:
+    # Twenty later releases rank before the one that introduced the feature; the answer is
+    # the oldest that bears on it, which a search of the closest 12 passages leaves out.
+    with indexed_notes(tmp_path, RANDOM_NOTE_RELEASES, embedder, sparse) as index:
+        question = "When did the feature for opening a random note first show up?"
+        done = done_of(await ask(index, ExtractiveAnswerer(), question))
+    assert done.answer.splitlines()[0].endswith("[[v0.5.2#Shiny new things]]"), done.answer
+
+
 async def test_a_property_answers_when_the_question_asks_for_it(changelog: VaultIndex) -> None:
     # A note of properties alone (a film log): the property the question names answers it.
     question = "When did I last watch Blade Runner?"
