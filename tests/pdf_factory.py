@@ -70,6 +70,22 @@ def write_corrupt(path: Path) -> Path:
     return path
 
 
+def write_text_bomb(path: Path, lines: int, pages: int = 1) -> Path:
+    """A small PDF drawing a lot of text: `lines` lines of 100 characters per page, in a
+    1-point font, 500 to a stack (the page stream compresses to almost nothing: 60,000 lines
+    are about 210 KB of file and 6 MB of text)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    canvas = Canvas(str(path), pagesize=A4, pageCompression=1)
+    line = "bomb " * 20
+    for _ in range(pages):
+        canvas.setFont("Helvetica", 1)
+        for index in range(lines):
+            canvas.drawString(LEFT, TOP - index % 500, line)
+        canvas.showPage()
+    canvas.save()
+    return path
+
+
 def prose_pages(count: int, seed: int = 1, lines: int = 45) -> list[list[str]]:
     """`count` pages of filler text, 45 lines of about 90 characters each (a dense page)."""
     words = FILLER_WORDS

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pdf_factory import IMAGE_ONLY, prose_pages, write_corrupt, write_pdf
+from pdf_factory import IMAGE_ONLY, prose_pages, write_corrupt, write_pdf, write_text_bomb
 from test_indexer import CountingEmbedder
 from vault_agent.agent.citations.checker import (
     check_answer,
@@ -296,6 +296,25 @@ def test_worker_pool_reports_an_unreadable_file(tmp_path: Path) -> None:
             [result] = pool.collect(wait=True)
             assert not result.cacheable  # says nothing about any content
             assert (result.extract.problem or "").startswith("could not read")
+
+
+def test_a_page_of_megabytes_of_text_stops_its_worker_not_the_machine(tmp_path: Path) -> None:
+    # 210 KB of PDF, 6 MB of text on one page: PDFium takes about 1 GB to load it (a few MB
+    # of such a file: more than the machine has). Past its cap the worker dies, that PDF is
+    # reported, and the next one is read by a fresh worker.
+    bomb = write_text_bomb(tmp_path / "bomb.pdf", lines=60_000)
+    assert bomb.stat().st_size < 300_000
+    small = make_paper(tmp_path / "paper.pdf")
+    with PdfWorkerPool(workers=1, timeout_s=60, max_memory_mb=400) as pool:
+        pool.submit(PdfJob("bomb", bomb, 10))
+        pool.submit(PdfJob("small", small, 10))
+        results = {}
+        while pool.pending():
+            results.update((result.key, result) for result in pool.collect(wait=True))
+    assert not results["bomb"].cacheable
+    assert "crashed" in (results["bomb"].extract.problem or "")
+    assert "more than 400 MB (index.pdf_max_memory_mb)" in (results["bomb"].extract.problem or "")
+    assert results["small"].extract.page_count == 6
 
 
 # -- indexing ----------------------------------------------------------------------------------

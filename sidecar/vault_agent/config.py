@@ -206,6 +206,14 @@ class IndexSettings(BaseModel):
         le=16,
         description="Processes extracting PDF text beside the indexer (0: inline, no timeout).",
     )
+    pdf_max_memory_mb: int = Field(
+        default=2_048,
+        ge=64,
+        description="Memory one PDF worker may take (its address space, where the system "
+        "limits it: Linux). A PDF needing more (a small file drawing megabytes of text on a "
+        "page: 1.7 GB for 350 KB) stops its worker and is not indexed, instead of taking the "
+        "machine's memory.",
+    )
     ignore: list[str] = Field(
         # node_modules at any depth: a code project kept in the vault brings thousands of
         # packages' READMEs (hidden folders, .git among them, are never indexed anyway).

@@ -85,7 +85,11 @@ class PdfPipeline:
         if cached is not None and not self._worth_retrying(cached):
             return self._decide(vault_file, content_hash, cached, extracted=False)
         if self._pool is None:
-            self._pool = PdfWorkerPool(self.settings.pdf_workers, self.settings.pdf_timeout_s)
+            self._pool = PdfWorkerPool(
+                self.settings.pdf_workers,
+                self.settings.pdf_timeout_s,
+                self.settings.pdf_max_memory_mb,
+            )
         self._waiting[vault_file.file] = (vault_file, content_hash)
         self.extractions += 1
         self._pool.submit(PdfJob(vault_file.file, path, self.settings.pdf_max_pages))

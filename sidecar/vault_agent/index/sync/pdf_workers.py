@@ -67,15 +67,17 @@ class _Worker:
 
 
 class PdfWorkerPool:
-    """Up to `workers` extraction processes (started when first needed), `timeout_s` per job.
+    """Up to `workers` extraction processes (started when first needed), `timeout_s` per job,
+    each limited to `max_memory_mb` of address space (None: no limit; see `limit_memory`).
 
     Not thread-safe: one indexer drives it. Always `close()` it (or use `with`): workers that
     outlive their pool would hold memory until they see their input close.
     """
 
-    def __init__(self, workers: int, timeout_s: float) -> None:
+    def __init__(self, workers: int, timeout_s: float, max_memory_mb: int | None = None) -> None:
         self.workers = workers
         self.timeout_s = timeout_s
+        self.max_memory_mb = max_memory_mb
         self.started_jobs = 0
         self._queued: deque[PdfJob] = deque()
         self._pool: list[_Worker] = []
@@ -163,8 +165,9 @@ class PdfWorkerPool:
         # The child must import this very package, wherever it is installed or checked out.
         package_root = str(Path(vault_agent.__file__).resolve().parents[1])
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [package_root, env.get("PYTHONPATH")]))
+        limit = [] if self.max_memory_mb is None else [str(self.max_memory_mb)]
         process = subprocess.Popen(
-            [sys.executable, "-m", "vault_agent.index.sync.pdf_workers"],
+            [sys.executable, "-m", "vault_agent.index.sync.pdf_workers", *limit],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             env=env,
@@ -224,6 +227,11 @@ class PdfWorkerPool:
         self._retire(worker)
         if job is not None:
             reason = f"the PDF extractor crashed on it (exit code {code})"
+            if self.max_memory_mb is not None:
+                reason += (
+                    f": a damaged PDF, or one needing more than {self.max_memory_mb} MB "
+                    "(index.pdf_max_memory_mb)"
+                )
         elif not worker.ready and self._queued:
             # The worker died before it could take a job: no worker will do better.
             job = self._queued.popleft()
@@ -287,8 +295,30 @@ def _run_inline(job: PdfJob) -> PdfResult:
     return PdfResult(job.key, extract, content_hash, True, time.monotonic() - started)
 
 
+def limit_memory(max_mb: int) -> None:
+    """Cap this process's address space at `max_mb` MB, before PDFium is loaded.
+
+    A few hundred KB of PDF can draw megabytes of text on one page, and PDFium holds about
+    170 bytes per character while it loads the page (350 KB: 1.7 GB, a few MB of file: more
+    than the machine has, and the kernel's OOM killer picks a process, maybe another one).
+    Past the cap PDFium's allocation fails and it aborts: the worker dies, and the pool
+    reports that PDF as crashing it. Where the system has no such limit (Windows has no
+    `resource`; macOS does not enforce RLIMIT_AS), nothing changes.
+    """
+    try:
+        import resource
+    except ImportError:  # Windows
+        return
+    limit = max_mb * 1024 * 1024
+    with contextlib.suppress(ValueError, OSError):
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+
 def worker_main() -> None:
-    """The worker process: read jobs from stdin, write results to stdout, until EOF."""
+    """The worker process: read jobs from stdin, write results to stdout, until EOF. Its
+    argument, if any, is the memory it may take, in MB (`limit_memory`)."""
+    if len(sys.argv) > 1:
+        limit_memory(int(sys.argv[1]))
     # PDFium is imported here, in the worker, and never by the indexer's process that runs
     # the pool (0.1 s of every CLI start).
     from vault_agent.vault.pdf import read_pdf
