@@ -37,7 +37,7 @@ Extractor = Callable[[Path], int]  # returns the number of pages read
 
 def vault_agent(path: Path) -> int:
     """What the indexer runs: PDFium, column detection, text repair."""
-    return len(extract_pdf(path.read_bytes(), max_pages=100_000).pages or [])
+    return len(extract_pdf(path.read_bytes(), max_pages=100_000, max_chars=10**9).pages or [])
 
 
 def pdfium_plain(path: Path) -> int:
@@ -153,7 +153,7 @@ def pool_table(documents: dict[str, Path], console: Console) -> list[dict[str, A
         def run(workers: int = workers) -> None:
             with PdfWorkerPool(workers=workers, timeout_s=600) as pool:
                 for number, path in enumerate(paths):
-                    pool.submit(PdfJob(str(number), path, 100_000))
+                    pool.submit(PdfJob(str(number), path, 100_000, 10**9))
                 while pool.pending():
                     pool.collect(wait=True)
 
@@ -198,10 +198,10 @@ def gil_table(path: Path, console: Console) -> list[dict[str, Any]]:
     rows.append({"mode": "thread", "seconds": with_thread})
 
     with PdfWorkerPool(workers=1, timeout_s=600) as pool:
-        pool.submit(PdfJob("warm", path, 100_000))
+        pool.submit(PdfJob("warm", path, 100_000, 10**9))
         pool.collect(wait=True)  # the worker is up before the clock starts
         for number in range(20):
-            pool.submit(PdfJob(str(number), path, 100_000))
+            pool.submit(PdfJob(str(number), path, 100_000, 10**9))
         with_process = python_work()
         while pool.pending():
             pool.collect(wait=True)

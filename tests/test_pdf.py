@@ -43,6 +43,7 @@ from vault_agent.vault.pdf_note import page_of_heading, pdf_note
 from vault_agent.vault.pdf_text import repair_text
 
 PAPER = "Papers/paper.pdf"
+CHARS = IndexSettings().pdf_max_text_chars
 LEFT_COLUMN = [
     "Left column: the heron nests in the reed",
     "beds along the northern shore, where the",
@@ -199,7 +200,9 @@ def test_layout_ignores_a_narrow_gap_and_stacked_blocks() -> None:
 
 
 def test_extraction_gives_the_text_of_each_page(tmp_path: Path) -> None:
-    content_hash, extract = read_pdf(make_paper(tmp_path / "paper.pdf"), max_pages=100)
+    content_hash, extract = read_pdf(
+        make_paper(tmp_path / "paper.pdf"), max_pages=100, max_chars=CHARS
+    )
     assert len(content_hash) == 64
     assert extract.page_count == 6 and extract.problem is None
     pages = extract.pages or []
@@ -214,7 +217,7 @@ def test_extraction_gives_the_text_of_each_page(tmp_path: Path) -> None:
 def test_two_column_page_reads_each_column_whole(tmp_path: Path) -> None:
     # The page is drawn line by line across both columns; reading the content stream as is
     # would alternate heron and otter lines.
-    _, extract = read_pdf(make_paper(tmp_path / "paper.pdf"), max_pages=100)
+    _, extract = read_pdf(make_paper(tmp_path / "paper.pdf"), max_pages=100, max_chars=CHARS)
     page = (extract.pages or [])[2]
     left, right = " ".join(LEFT_COLUMN), " ".join(RIGHT_COLUMN)
     assert page.startswith("A Title Spanning Both Columns")
@@ -223,30 +226,34 @@ def test_two_column_page_reads_each_column_whole(tmp_path: Path) -> None:
 
 
 def test_image_only_pdf_has_no_text_layer(tmp_path: Path) -> None:
-    _, extract = read_pdf(write_pdf(tmp_path / "scan.pdf", [IMAGE_ONLY]), max_pages=10)
+    _, extract = read_pdf(
+        write_pdf(tmp_path / "scan.pdf", [IMAGE_ONLY]), max_pages=10, max_chars=CHARS
+    )
     assert (extract.problem, extract.problem_state) == (NO_TEXT_LAYER, "skipped")
 
 
 def test_damaged_and_encrypted_pdfs_say_why(tmp_path: Path) -> None:
-    _, broken = read_pdf(write_corrupt(tmp_path / "broken.pdf"), 10)
+    _, broken = read_pdf(write_corrupt(tmp_path / "broken.pdf"), 10, CHARS)
     assert broken.problem is not None and broken.problem.startswith("damaged or not a PDF")
     assert broken.problem_state == "failed"
     truncated = make_paper(tmp_path / "paper.pdf").read_bytes()[:700]
-    assert (extract_pdf(truncated, 10).problem or "").startswith("damaged")
-    _, locked = read_pdf(write_pdf(tmp_path / "l.pdf", [["secret"]], password="pw"), 10)
+    assert (extract_pdf(truncated, 10, CHARS).problem or "").startswith("damaged")
+    _, locked = read_pdf(write_pdf(tmp_path / "l.pdf", [["secret"]], password="pw"), 10, CHARS)
     assert locked.problem is not None and locked.problem.startswith("encrypted")
     assert locked.problem_state == "skipped"
-    _, opened = read_pdf(write_pdf(tmp_path / "o.pdf", [["open text"]], password=""), 10)
+    _, opened = read_pdf(write_pdf(tmp_path / "o.pdf", [["open text"]], password=""), 10, CHARS)
     assert opened.problem is None and opened.pages == ["open text"]
 
 
 def test_page_limit_counts_pages_without_reading_them(tmp_path: Path) -> None:
-    _, extract = read_pdf(make_paper(tmp_path / "paper.pdf"), max_pages=3)
+    _, extract = read_pdf(make_paper(tmp_path / "paper.pdf"), max_pages=3, max_chars=CHARS)
     assert extract.page_count == 6 and extract.pages is None and extract.problem is None
 
 
 def test_pdf_note_chunks_stay_on_their_page(tmp_path: Path) -> None:
-    content_hash, extract = read_pdf(make_paper(tmp_path / "paper.pdf"), max_pages=100)
+    content_hash, extract = read_pdf(
+        make_paper(tmp_path / "paper.pdf"), max_pages=100, max_chars=CHARS
+    )
     note = pdf_note(PAPER, extract.pages or [], content_hash, extract.created)
     assert (note.title, note.type) == ("paper", "pdf")
     assert note.warnings == ["no text layer on page 4 of 6"]
@@ -267,19 +274,19 @@ def test_worker_pool_extracts_and_survives_a_timeout(tmp_path: Path) -> None:
     big = write_pdf(tmp_path / "big.pdf", prose_pages(150))
     small = make_paper(tmp_path / "paper.pdf")
     with PdfWorkerPool(workers=1, timeout_s=0.005) as pool:
-        pool.submit(PdfJob("big", big, 1000))
+        pool.submit(PdfJob("big", big, 1000, CHARS))
         [result] = pool.collect(wait=True)
         assert result.key == "big" and result.cacheable
         assert result.extract.timeout_s == 0.005
         assert "longer than 0.005 s" in (result.extract.problem or "")
         pool.timeout_s = 60.0  # the killed worker is replaced by a fresh one
-        pool.submit(PdfJob("small", small, 1000))
+        pool.submit(PdfJob("small", small, 1000, CHARS))
         [result] = pool.collect(wait=True)
         assert result.key == "small" and result.extract.page_count == 6
         assert result.content_hash is not None
         assert pool.pending() == 0 and pool.collect(wait=True) == []
         # A worker that dies mid-job (PDFium crashing on a hostile file) costs that file only.
-        pool.submit(PdfJob("crash", big, 1000))
+        pool.submit(PdfJob("crash", big, 1000, CHARS))
         while not any(worker.job for worker in pool._pool):
             pool.collect()
             time.sleep(0.005)
@@ -292,7 +299,7 @@ def test_worker_pool_extracts_and_survives_a_timeout(tmp_path: Path) -> None:
 def test_worker_pool_reports_an_unreadable_file(tmp_path: Path) -> None:
     for workers in (0, 1):
         with PdfWorkerPool(workers=workers, timeout_s=60) as pool:
-            pool.submit(PdfJob("gone", tmp_path / "missing.pdf", 10))
+            pool.submit(PdfJob("gone", tmp_path / "missing.pdf", 10, CHARS))
             [result] = pool.collect(wait=True)
             assert not result.cacheable  # says nothing about any content
             assert (result.extract.problem or "").startswith("could not read")
@@ -306,8 +313,8 @@ def test_a_page_of_megabytes_of_text_stops_its_worker_not_the_machine(tmp_path: 
     assert bomb.stat().st_size < 300_000
     small = make_paper(tmp_path / "paper.pdf")
     with PdfWorkerPool(workers=1, timeout_s=60, max_memory_mb=400) as pool:
-        pool.submit(PdfJob("bomb", bomb, 10))
-        pool.submit(PdfJob("small", small, 10))
+        pool.submit(PdfJob("bomb", bomb, 10, CHARS))
+        pool.submit(PdfJob("small", small, 10, CHARS))
         results = {}
         while pool.pending():
             results.update((result.key, result) for result in pool.collect(wait=True))
@@ -505,7 +512,7 @@ def test_limits_skip_with_a_reason_and_drop_the_old_points(
     own_index: tuple[VaultIndex, CountingEmbedder, Path],
 ) -> None:
     index, _, vault = own_index
-    index.indexer.settings.index = IndexSettings(pdf_max_pages=3)
+    index.indexer.settings.index = IndexSettings(pdf_max_pages=3, max_chars=CHARS)
     (vault / "copy.pdf").write_bytes((vault / PAPER).read_bytes())  # cached: 6 pages
     write_pdf(vault / PAPER, [*PAPER_PAGES, ["A seventh page."]])  # edited: 7 pages
     report = index.indexer.sync()
@@ -540,6 +547,36 @@ def test_size_limit_and_a_raised_page_limit(
         settings.index = IndexSettings()
         raised = index.indexer.sync()
         assert raised.pdf_extracted == 1 and raised.indexed == 1  # now read in full
+
+
+def test_a_pdf_holding_more_text_than_the_limit_is_skipped_until_it_is_raised(
+    tmp_path: Path, embedder: MiniLmEmbedder, sparse: Bm25Encoder
+) -> None:
+    # 3 pages of 3,000 lines: 900,000 characters from a 40 KB file (such a file of 100 MB,
+    # the size limit, draws billions), each to be embedded and stored as the text of a note.
+    vault = tmp_path / "vault"
+    bomb = write_text_bomb(vault / "bomb.pdf", lines=3_000, pages=3)
+    assert bomb.stat().st_size < 50_000
+    settings = Settings(
+        vault=vault, data_dir=tmp_path / "data", index=IndexSettings(pdf_max_text_chars=500_000)
+    )
+    with VaultIndex(settings, embedder=InstantEmbedder(), sparse=sparse) as index:
+        first = index.indexer.sync()
+        assert (first.pdf_extracted, first.skipped) == (1, 1)
+        [status] = index.indexer.file_status()
+        assert (status.state, status.reason) == (
+            "skipped",
+            "has more than 500,000 characters of text (index.pdf_max_text_chars)",
+        )
+        assert index.store.count(SearchFilter(files=["bomb.pdf"])) == 0
+        assert index.indexer.sync().pdf_extracted == 0  # the outcome is cached
+        settings.index = IndexSettings(pdf_max_text_chars=1_000_000)
+        raised = index.indexer.sync()
+        assert (raised.pdf_extracted, raised.indexed) == (1, 1)  # read again, and in full
+        settings.index = IndexSettings(pdf_max_text_chars=500_000)
+        (vault / "copy.pdf").write_bytes(bomb.read_bytes())  # cached in full: the limit holds
+        lowered = index.indexer.sync()
+        assert (lowered.pdf_extracted, lowered.skipped) == (0, 1)
 
 
 class InstantEmbedder:

@@ -197,6 +197,13 @@ class IndexSettings(BaseModel):
         "their own limit instead of max_file_bytes).",
     )
     pdf_max_pages: int = Field(default=2_000, gt=0, description="PDFs with more pages are skipped.")
+    pdf_max_text_chars: int = Field(
+        default=10_000_000,
+        gt=0,
+        description="PDFs with more text (in characters) are skipped: 2,000 "
+        "dense pages hold about 10 million, but a small file can draw much more (350 KB: 10 "
+        "million on one page), all of it to embed and store.",
+    )
     pdf_timeout_s: float = Field(
         default=120.0, gt=0, description="Longest one PDF's text extraction may take."
     )

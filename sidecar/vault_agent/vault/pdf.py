@@ -27,20 +27,22 @@ from vault_agent.vault.pdf_layout import Box, reading_regions
 from vault_agent.vault.pdf_text import repair_text
 
 
-def read_pdf(path: Path, max_pages: int) -> tuple[str, PdfExtract]:
+def read_pdf(path: Path, max_pages: int, max_chars: int) -> tuple[str, PdfExtract]:
     """The sha256 of the file at `path` and its extracted text (see `extract_pdf`).
 
     The hash is of the bytes actually extracted, so a file changing during a sync can never
     pair one version's hash with another version's text.
     """
     data = path.read_bytes()
-    return hashlib.sha256(data).hexdigest(), extract_pdf(data, max_pages)
+    return hashlib.sha256(data).hexdigest(), extract_pdf(data, max_pages, max_chars)
 
 
-def extract_pdf(data: bytes, max_pages: int) -> PdfExtract:
+def extract_pdf(data: bytes, max_pages: int, max_chars: int) -> PdfExtract:
     """The text of each page of the PDF `data`, repaired (see `pdf_text.repair_text`).
 
-    A document with more than `max_pages` pages is only counted, not read. A document
+    A document with more than `max_pages` pages is only counted, not read; one whose pages
+    hold more than `max_chars` characters is read up to the page that passes it, then given
+    up (`text_limit`): a small file can draw megabytes of text on every page. A document
     without any text is reported as having no text layer.
     """
     try:
@@ -52,7 +54,14 @@ def extract_pdf(data: bytes, max_pages: int) -> PdfExtract:
         created = _iso_date(_metadata(document).get("CreationDate"))
         if page_count > max_pages:
             return PdfExtract(page_count=page_count, created=created)
-        pages = [_page_text(document, index) for index in range(page_count)]
+        pages: list[str] = []
+        room = max_chars
+        for index in range(page_count):
+            text = _page_text(document, index, room)
+            if text is None:
+                return PdfExtract(page_count=page_count, created=created, text_limit=max_chars)
+            room -= len(text)
+            pages.append(text)
     finally:
         document.close()
     extract = PdfExtract(page_count=page_count, pages=pages, created=created)
@@ -73,8 +82,9 @@ def _load_problem(error: Any) -> PdfExtract:
     return PdfExtract(problem=f"damaged or not a PDF ({_pdfium_reason(error)})")
 
 
-def _page_text(document: Any, index: int) -> str:
-    """One page's text, in reading order, repaired. "" for a page PDFium can't load."""
+def _page_text(document: Any, index: int, room: int) -> str | None:
+    """One page's text, in reading order, repaired. "" for a page PDFium can't load; None
+    when PDFium finds more than `room` characters on it (counted before any is read)."""
     try:
         page = document[index]
     except pdfium.PdfiumError:
@@ -82,6 +92,8 @@ def _page_text(document: Any, index: int) -> str:
     try:
         textpage = page.get_textpage()
         try:
+            if textpage.count_chars() > room:
+                return None
             runs = [Box(*textpage.get_rect(i)) for i in range(textpage.count_rects())]
             regions = reading_regions(runs)
             if len(regions) <= 1:

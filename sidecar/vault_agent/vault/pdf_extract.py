@@ -29,6 +29,10 @@ class PdfExtract(BaseModel):
     timeout_s: float | None = Field(
         default=None, description="Set when extraction was stopped after this many seconds."
     )
+    text_limit: int | None = Field(
+        default=None,
+        description="Set when the text passed this many characters: reading stopped there.",
+    )
     created: str | None = Field(default=None, description="The PDF's CreationDate, ISO 8601.")
 
     @property

@@ -92,7 +92,8 @@ class PdfPipeline:
             )
         self._waiting[vault_file.file] = (vault_file, content_hash)
         self.extractions += 1
-        self._pool.submit(PdfJob(vault_file.file, path, self.settings.pdf_max_pages))
+        limits = self.settings.pdf_max_pages, self.settings.pdf_max_text_chars
+        self._pool.submit(PdfJob(vault_file.file, path, *limits))
         return None
 
     def is_waiting(self, file: str) -> bool:
@@ -144,6 +145,8 @@ class PdfPipeline:
         """A cached outcome that a limit decided, when that limit has since been raised."""
         if cached.timeout_s is not None:
             return cached.timeout_s < self.settings.pdf_timeout_s
+        if cached.text_limit is not None:
+            return cached.text_limit < self.settings.pdf_max_text_chars
         never_read = cached.pages is None and cached.problem is None
         return never_read and cached.page_count <= self.settings.pdf_max_pages
 
@@ -157,6 +160,12 @@ class PdfPipeline:
             ready.reason = (
                 f"has {extract.page_count} pages, over the {limit} page limit (index.pdf_max_pages)"
             )
+        elif extract.text_limit is not None or _chars(extract) > self.settings.pdf_max_text_chars:
+            ready.state = "skipped"
+            ready.reason = (
+                f"has more than {self.settings.pdf_max_text_chars:,} characters of text "
+                "(index.pdf_max_text_chars)"
+            )
         elif extract.problem is not None:
             ready.state, ready.reason = extract.problem_state, extract.problem
         elif extract.pages is None:
@@ -164,3 +173,9 @@ class PdfPipeline:
         else:
             ready.note = pdf_note(vault_file.file, extract.pages, content_hash, extract.created)
         return ready
+
+
+def _chars(extract: PdfExtract) -> int:
+    """The characters of text an extract holds (one cached under a higher limit may hold more
+    than the limit in force)."""
+    return sum(len(page) for page in extract.pages or [])

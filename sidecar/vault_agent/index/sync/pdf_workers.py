@@ -8,7 +8,8 @@ re-import the parent's `__main__`, which for the `vault-agent` command is the wh
 imports only the extractor.
 
 Protocol: one JSON object per line. The worker says `{"ready": true}` once started; the pool
-sends `{"id", "path", "max_pages"}` and gets `{"id", "hash", "extract"}` (or `{"id", "error"}`).
+sends `{"id", "path", "max_pages", "max_chars"}` and gets `{"id", "hash", "extract"}` (or
+`{"id", "error"}`).
 The pool is driven by the indexer's own loop (`submit`, then `collect`), so markdown notes
 keep flowing while big PDFs are read; with `workers=0` jobs run inline, without a time limit.
 """
@@ -42,6 +43,7 @@ class PdfJob:
     key: str
     path: Path
     max_pages: int
+    max_chars: int
 
 
 @dataclass
@@ -150,7 +152,12 @@ class PdfWorkerPool:
                 return
             job = self._queued.popleft()
             self._next_id += 1
-            message = {"id": self._next_id, "path": str(job.path), "max_pages": job.max_pages}
+            message = {
+                "id": self._next_id,
+                "path": str(job.path),
+                "max_pages": job.max_pages,
+                "max_chars": job.max_chars,
+            }
             try:
                 _stdin(worker).write(json.dumps(message).encode() + b"\n")
                 _stdin(worker).flush()
@@ -289,7 +296,7 @@ def _run_inline(job: PdfJob) -> PdfResult:
 
     started = time.monotonic()
     try:
-        content_hash, extract = read_pdf(job.path, job.max_pages)
+        content_hash, extract = read_pdf(job.path, job.max_pages, job.max_chars)
     except OSError as error:
         return _unreadable(job, f"could not read: {error}", time.monotonic() - started)
     return PdfResult(job.key, extract, content_hash, True, time.monotonic() - started)
@@ -336,7 +343,9 @@ def worker_main() -> None:
     for line in sys.stdin.buffer:
         job = json.loads(line)
         try:
-            content_hash, extract = read_pdf(Path(job["path"]), int(job["max_pages"]))
+            content_hash, extract = read_pdf(
+                Path(job["path"]), int(job["max_pages"]), int(job["max_chars"])
+            )
         except OSError as error:
             send({"id": job["id"], "error": f"could not read: {error}"})
         except Exception as error:  # a bug must cost one file, not the worker
