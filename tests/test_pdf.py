@@ -196,6 +196,20 @@ def test_layout_ignores_a_narrow_gap_and_stacked_blocks() -> None:
     assert reading_regions([]) == []
 
 
+def test_layout_of_thousands_of_bands_takes_linear_time() -> None:
+    # Two columns with a spanning line after every row, 12,000 runs: each band looked at
+    # every run (12 s, and 10,000 regions for PDFium to read, each a search of the page).
+    runs, top = [], 800.0
+    for _ in range(4_000):
+        runs += [Box(10, top - 1, 200, top), Box(400, top - 1, 590, top)]
+        runs.append(Box(10, top - 0.15, 590, top - 0.1))
+        top -= 0.2
+    started = time.monotonic()
+    [region] = reading_regions(runs)  # the page whole, in PDFium's order
+    assert (region.left, region.right, region.top) == (10, 590, 800.0)
+    assert time.monotonic() - started < 1.0
+
+
 # -- extraction --------------------------------------------------------------------------------
 
 

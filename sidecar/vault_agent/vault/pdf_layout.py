@@ -36,6 +36,10 @@ MIN_GUTTER = 6.0
 SPANNING_SHARE = 0.6
 #: Text runs per column before a page counts as two-column.
 MIN_RUNS_PER_COLUMN = 4
+#: Most bands of columns between spanning text a page is read as; a page with more (text
+#: drawn to defeat the layout: thousands of lines alternating across the gutter) is read in
+#: PDFium's own order, since each band is a search of the whole page: quadratic.
+MAX_BANDS = 50
 
 
 def reading_regions(runs: Sequence[Box]) -> list[Box]:
@@ -100,6 +104,8 @@ def _bands(runs: Sequence[Box], spanning: Sequence[Box], area: Box, gutter: floa
             blocks[-1] = (blocks[-1][0], min(blocks[-1][1], run.bottom))
         else:
             blocks.append((run.top, run.bottom))
+    if len(blocks) > MAX_BANDS:
+        return [area]
     regions: list[Box] = []
     ceiling = area.top
     for top, bottom in [*blocks, (area.bottom, area.bottom)]:
