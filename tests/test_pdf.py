@@ -422,6 +422,28 @@ def test_page_citations_pass_the_citation_check(
     assert checked.answer.startswith(f"See [[{PAPER}#page=5]].")
 
 
+def test_a_page_the_pdf_has_no_text_on_is_cited_as_the_pdf(
+    pdf_index: tuple[VaultIndex, SyncReport],
+) -> None:
+    # Page 99 of 6, or the image-only page 4: no passage of it was read, so no answer comes
+    # from it. It was kept, listed in Sources as "Page 99", opening the PDF wherever the
+    # viewer puts a page that isn't there.
+    index, _ = pdf_index
+    headings = NoteReader(ToolsContext.from_index(index)).headings
+    for page in (99, 4, 0):
+        answer = f"Kombucha ferments for a week [[paper.pdf#page={page}]]."
+        checked = check_answer(answer, [PAPER], index.graph, headings=headings)
+        assert checked.answer.startswith(f"Kombucha ferments for a week [[{PAPER}]].")
+        assert [(s.file, s.heading) for s in checked.sources] == [(PAPER, "")]
+        assert checked.removed_citations == []
+        [fix] = checked.corrected_citations
+        assert fix.reason == f"the PDF has no page {page} with text; cited as the whole PDF"
+    checked = check_answer(
+        "Kombucha [[paper.pdf#page=2]].", [PAPER], index.graph, headings=headings
+    )
+    assert checked.corrected_citations == [] and checked.sources[0].heading == "Page 2"
+
+
 def test_a_page_number_too_long_for_an_int_is_no_page(
     pdf_index: tuple[VaultIndex, SyncReport],
 ) -> None:

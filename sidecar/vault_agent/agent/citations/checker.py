@@ -287,8 +287,11 @@ class _Checker:
             return cite(self.documents[file])
         heading = citation.subpath.replace("#", " > ")
         page = page_of_heading(heading) if is_pdf(file) else None
+        missing_page = None
         if page is not None:  # [[paper.pdf#page=3]]: the source is the page's chunks
-            heading = page_heading(page)
+            heading = self._real_heading(file, page_heading(page))
+            if not heading:  # a page past the end, or without text: the model read none
+                missing_page, page = page, None
         elif heading:
             heading = self._real_heading(file, heading)
         self._add_source(file, self.paths.get((file, heading_anchor(heading).lower()), heading))
@@ -307,6 +310,8 @@ class _Checker:
             reason = f"the note has no heading '{heading_anchor(citation.subpath)}'" + (
                 "; cited at the heading meant" if heading else "; cited as the whole note"
             )
+            if missing_page is not None:
+                reason = f"the PDF has no page {missing_page} with text; cited as the whole PDF"
             self.corrected.append(
                 CorrectedCitation(citation=citation.raw, corrected=link, reason=reason)
             )
