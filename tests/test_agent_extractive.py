@@ -934,6 +934,48 @@ async def test_a_first_time_question_searches_past_the_closest_releases(
     assert done.answer.splitlines()[0].endswith("[[v0.5.2#Shiny new things]]"), done.answer
 
 
+PLANS = {
+    "Sync plans.md": "# Sync plans\n\nSync Plus stores up to 100 GB of notes and keeps 12 "
+    "months of version history.\n",
+    "Catalyst.md": "# Catalyst\n\nThe Catalyst license costs $25, paid once.\n",
+    "Daily/2026-01-05.md": "Tidied the garden shed.\n",  # the tests' "today"
+}
+
+
+@pytest.mark.parametrize(
+    ("question", "price"),
+    [
+        ("And roughly how much does that option cost?", True),
+        ("What's the price of the Catalyst license?", True),
+        ("¿Cuánto cuesta Publish?", True),
+        ("Сколько стоит Sync?", True),
+        ("Syncはいくらですか？", True),
+        # A ratio answers a comparison ("about four times as much").
+        ("How much more do the wool socks cost than cheap ones?", False),
+        ("How much storage does Sync Plus have?", False),
+    ],
+)
+def test_a_question_asking_a_price_is_read_in_many_languages(question: str, price: bool) -> None:
+    assert plan(AgentRequest(question=question), "", Analyzer("en")).price is price
+
+
+@pytest.mark.parametrize(
+    ("question", "opening"),
+    [
+        ("How much does Sync Plus cost per month?", NOT_COVERED),
+        ("Wie viel kostet Sync Plus im Monat?", NOT_COVERED),
+        ("How much does the Catalyst license cost?", "The Catalyst license costs $25"),
+    ],
+)
+async def test_a_price_is_answered_by_money_not_by_other_numbers(
+    tmp_path: Path, embedder: MiniLmEmbedder, sparse: Bm25Encoder, question: str, opening: str
+) -> None:
+    # Sync's note counts gigabytes and months: no price, whatever its numbers.
+    with indexed_notes(tmp_path, PLANS, embedder, sparse) as index:
+        done = done_of(await ask(index, ExtractiveAnswerer(), question))
+    assert done.answer.startswith(opening), done.answer
+
+
 async def test_a_property_answers_when_the_question_asks_for_it(changelog: VaultIndex) -> None:
     # A note of properties alone (a film log): the property the question names answers it.
     question = "When did I last watch Blade Runner?"

@@ -35,6 +35,15 @@ ISO_DATE = re.compile(r"\b(\d{4}-\d{2}-\d{2})\b")
 _NUMBER = re.compile(r"(?<![A-Za-z\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff\d])\d")
 #: A release's number: three parts ("7.20.0"), or "v" and two or more ("v1.4").
 _RELEASE = re.compile(r"\bv\d+(?:\.\d+)+\b|\b\d+\.\d+\.\d+\b", re.IGNORECASE)
+#: Money: a currency's sign or code beside a number ("640 €", "$25", "EUR 40"), a currency
+#: named after a number ("40 dollars"), or what costs nothing ("free").
+_CURRENCY = r"[$€£¥₹₽₩]|\b(?:USD|EUR|GBP|JPY|CNY|RMB|RUB|INR|CHF|CAD|AUD)\b"
+_MONEY = re.compile(
+    rf"(?:{_CURRENCY})\s?\d|\d[\d.,]*\s?(?:{_CURRENCY}|(?:dollars?|euros?|pounds?|yen|yuan|"
+    r"rupees?|francs?|Euro|евро|рубл\w*|доллар\w*|円|元|원)\b)|"
+    r"\b(?:free|gratis|gratuit\w*|kostenlos|gratuito|бесплатн\w*)\b|無料|免费|免費",
+    re.IGNORECASE,
+)
 #: The numbers spelled out: two to twenty, the tens, a hundred, a thousand.
 SPELLED = (*range(2, 21), *range(30, 100, 10), 100, 1000)
 #: A spelled-out number this short is too often another word.
@@ -66,6 +75,11 @@ FREQUENCY = {
     "nb": r"en gang|to ganger|daglig|hver|om dagen|i uka|i uken|i måneden|i året",
     UNSPACED: r"每天|每日|每周|每週|每月|每年|毎日|毎週|毎月|毎年|매일|매주|매달|매년|ทุกวัน|ทุกสัปดาห์",
 }
+
+
+def holds_money(text: str) -> bool:
+    """True when `text` states a price: money in a currency, or that it is free."""
+    return bool(_MONEY.search(text))
 
 
 def holds_amount(text: str, languages: Collection[str] = ("en",), often: bool = False) -> bool:

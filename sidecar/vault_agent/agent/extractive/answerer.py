@@ -18,7 +18,7 @@ from itertools import zip_longest
 from typing import Any
 
 from vault_agent.agent.citations.links import NoteRef
-from vault_agent.agent.extractive.amounts import holds_amount
+from vault_agent.agent.extractive.amounts import holds_amount, holds_money
 from vault_agent.agent.extractive.collections import (
     LISTED,
     asks_contents,
@@ -183,6 +183,9 @@ def answer(plan: SearchPlan, context: ToolsContext) -> Answer:
         return Answer(absent(closest), closest, plan.query, len(passages))
     if plan.counted and not plan.pointed and not _counts(plan, kept, context):
         # "How many pages...?" and the numbers found count minutes, grams, stars.
+        return Answer(absent(closest), closest, plan.query, len(passages))
+    if plan.price and not plan.pointed and not any(holds_money(q.unit.text) for q in kept):
+        # "How much does Sync Plus cost?" and the numbers found are gigabytes.
         return Answer(absent(closest), closest, plan.query, len(passages))
     first = answer_first(quotes, kept, plan, calibration.sentence_sure)
     # "What went badly in the retro?": what the section it names says, though a line

@@ -22,6 +22,7 @@ from vault_agent.agent.extractive.question_words import (
     NEWEST,
     OLDEST,
     OPEN_TASKS,
+    PRICE,
     QUANTITY,
     WHEN,
     WHERE,
@@ -50,6 +51,7 @@ _HOW_TO = compiled(HOW_TO)
 _HOW_OFTEN = compiled(HOW_OFTEN)
 _OPEN_TASKS = compiled(OPEN_TASKS)
 _WHERE = compiled(WHERE)
+_PRICE = compiled(PRICE)
 _WORD = re.compile(r"\w+")
 _SENTENCES = re.compile(rf"(?<=[{SPACED_FULL_STOPS}])\s+(?=\S)|(?<=[{WIDE_FULL_STOPS}])\s*(?=\S)")
 _ASKS = re.compile(r"[?？؟]\W*$")
@@ -75,6 +77,8 @@ class SearchPlan:
     often: bool = False
     """The question asks how often: "once a day" answers it as "2 times a day" does."""
     counted: tuple[str, ...] = ()
+    price: bool = False
+    """It asks what something costs: money (or "free") answers, no other number."""
     """What a "how many...?" question counts ("pages"): the answer holds it beside a number."""
     when: bool = False
     """The question asks when, or in which release: the answer holds a date or a version."""
@@ -165,6 +169,7 @@ def plan(
         quantity=amount,
         often=often,
         counted=counted(asking) if amount and not often else (),
+        price=bool(_PRICE.search(asking)),
         when=bool(_WHEN.search(asking)),
         how_to=how_to,
         open_tasks=open_tasks,

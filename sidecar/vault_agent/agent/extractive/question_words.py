@@ -115,6 +115,22 @@ HOW_OFTEN = {
     "nb": r"hvor ofte",
     UNSPACED: r"多久一次|多常|频率|頻率|どのくらいの頻度|얼마나 자주|บ่อยแค่ไหน",
 }
+#: "How much does it *cost*?": a price, answered by money (a currency by a number) or by
+#: "free". Not "how much *more* does it cost?", which a ratio answers ("four times as much").
+PRICE = {
+    "en": r"how much (?:does|do|did|will|would|is|are|was|were) (?:[\w'’-]+ ){0,6}?"
+    r"(?:cost|costs|charge)|what(?:'s| is| was| are)? the (?:price|cost|fee|fees)|"
+    r"how much (?:do|did|will|would) (?:i|we|you) (?:have to )?pay",
+    "de": r"wie ?viel kostet|wie ?viel kosten|was kostet|was kosten|wie teuer",
+    "fr": r"combien (?:co[uû]te|co[uû]tent)|quel est (?:le prix|le tarif)",
+    "es": r"cu[aá]nto (?:cuesta|cuestan)|cu[aá]l es el precio|qu[eé] precio",
+    "it": r"quanto (?:costa|costano)|qual è il prezzo",
+    "pt": r"quanto (?:custa|custam)|qual (?:é )?o preço",
+    "nl": r"hoeveel kost|wat kost|wat is de prijs",
+    "pl": r"ile (?:kosztuje|kosztują)",
+    "ru": r"сколько (?:стоит|стоят)|какая цена|какова цена",
+    UNSPACED: r"多少钱|多少錢|价格是|價格是|いくら|値段|料金は|얼마예요|얼마인가요",
+}
 #: "How many *pages*...": what is counted follows, as the next word or two ("how many
 #: community plugins"). Spaced languages only: elsewhere the counted thing is not a word apart.
 COUNTED = {
