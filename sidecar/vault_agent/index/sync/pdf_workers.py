@@ -310,7 +310,7 @@ def limit_memory(max_mb: int) -> None:
     than the machine has, and the kernel's OOM killer picks a process, maybe another one).
     Past the cap PDFium's allocation fails and it aborts: the worker dies, and the pool
     reports that PDF as crashing it. Where the system has no such limit (Windows has no
-    `resource`; macOS does not enforce RLIMIT_AS), nothing changes.
+    `resource`; macOS may not enforce RLIMIT_AS: tested on Linux only), nothing changes.
     """
     try:
         import resource
