@@ -29,12 +29,12 @@ from vault_agent.agent.extractive.question_words import (
     compiled,
     counted,
 )
+from vault_agent.agent.extractive.units import SENTENCE_END
 from vault_agent.agent.request import AgentRequest
 from vault_agent.agent.tools import EARLIEST_DAY
 from vault_agent.index.embed.terms import Analyzer, function_words
 from vault_agent.index.search.hints import date_words, is_day, query_hints
 from vault_agent.index.search.relative_dates import Period, without_relative_dates
-from vault_agent.vault.chunker import SPACED_FULL_STOPS, WIDE_FULL_STOPS
 
 #: A question with this few terms of its own leans on what came before it.
 FOLLOW_UP_TERMS = 3
@@ -53,7 +53,6 @@ _OPEN_TASKS = compiled(OPEN_TASKS)
 _WHERE = compiled(WHERE)
 _PRICE = compiled(PRICE)
 _WORD = re.compile(r"\w+")
-_SENTENCES = re.compile(rf"(?<=[{SPACED_FULL_STOPS}])\s+(?=\S)|(?<=[{WIDE_FULL_STOPS}])\s*(?=\S)")
 _ASKS = re.compile(r"[?？؟]\W*$")
 #: A sentence that tells: it ends in a full stop or an exclamation mark after a word of four
 #: letters or more (a shorter one may be an abbreviation), or in a wide full stop.
@@ -77,9 +76,9 @@ class SearchPlan:
     often: bool = False
     """The question asks how often: "once a day" answers it as "2 times a day" does."""
     counted: tuple[str, ...] = ()
+    """What a "how many...?" question counts ("pages"): the answer holds it beside a number."""
     price: bool = False
     """It asks what something costs: money (or "free") answers, no other number."""
-    """What a "how many...?" question counts ("pages"): the answer holds it beside a number."""
     when: bool = False
     """The question asks when, or in which release: the answer holds a date or a version."""
     how_to: bool = False
@@ -221,7 +220,7 @@ def asking_sentences(question: str) -> str:
     note; "Quand je clique..., la note reste vide. Que faut-il vérifier ?" asks no time).
     The whole question otherwise. A full stop after a word of three letters or fewer may end
     an abbreviation ("bzw.", "etc."), not a sentence."""
-    sentences = _SENTENCES.split(question)
+    sentences = SENTENCE_END.split(question)
     asking = [sentence for sentence in sentences if _ASKS.search(sentence)]
     told = [sentence for sentence in sentences if not _ASKS.search(sentence)]
     if not asking or not told or not all(_TOLD.search(sentence) for sentence in told):

@@ -26,9 +26,8 @@ from vault_agent.vault.chunker import (
 from vault_agent.vault.tasks import CLOSED_MARKS
 
 _HEADING_LINE = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
-_SENTENCE_END = re.compile(
-    rf"(?<=[{SPACED_FULL_STOPS}])\s+(?=\S)|(?<=[{WIDE_FULL_STOPS}])\s*(?=\S)"
-)
+#: Where one sentence ends and the next begins.
+SENTENCE_END = re.compile(rf"(?<=[{SPACED_FULL_STOPS}])\s+(?=\S)|(?<=[{WIDE_FULL_STOPS}])\s*(?=\S)")
 _LIST_MARK = re.compile(r"^(?:[-*+]|\d+[.)])\s+(?:\[(.)\]\s+)?")
 _TABLE_RULE = re.compile(r"^\|?[\s:|-]+\|?$")
 _WIKILINK = re.compile(
@@ -157,7 +156,7 @@ def split_units(body: str, heading: str) -> list[Unit]:
         if not paragraph:
             return
         count = len(units)
-        for sentence in _SENTENCE_END.split(" ".join(paragraph)):
+        for sentence in SENTENCE_END.split(" ".join(paragraph)):
             add(sentence, navigation=bool(_LINKS_ONLY.fullmatch(sentence)))
         one_line = len(paragraph) == 1 and len(units) == count + 1
         text = units[-1].text if one_line else ""
