@@ -292,11 +292,11 @@ def scored(
             score += DAY_BONUS
         chunk = passage.chunk
         date, version = candidate.written_day or _date_of(chunk), _version_of(chunk)
-        dates_itself = date is None and candidate.keyed and _own_day(unit.text) is not None
-        if dates_itself:
-            # A property the question names, of a note no day dates, is dated by its own
-            # value: "when did Steph publish the post?" and ``published: 2022-09-16``.
-            date = _own_day(unit.text)
+        # A property the question names, of a note no day dates, is dated by its own value:
+        # "when did Steph publish the post?" and ``published: 2022-09-16``.
+        own_day = _own_day(unit.text) if date is None and candidate.keyed else None
+        dates_itself = own_day is not None
+        date = own_day or date
         # What the question asks for: an amount holds a number; a time a date or a version,
         # or sits in a note dated or named by one.
         fits = _fits(plan, unit.text, languages, placed=bool(date or version) and not unit.fact)
