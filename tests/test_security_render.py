@@ -191,6 +191,7 @@ LONG_ANSWERS = {
     "tabs and spaces": " \t" * 19_999 + "x",
     "spaces around a removed citation": "x" + " " * 19_990 + "[[Nope]]" + " " * 19_990 + "x",
     "exclamation marks": "!" * 40_000,
+    "comments never closed": "<!--" * 10_000,
 }
 
 
