@@ -192,6 +192,7 @@ LONG_ANSWERS = {
     "spaces around a removed citation": "x" + " " * 19_990 + "[[Nope]]" + " " * 19_990 + "x",
     "exclamation marks": "!" * 40_000,
     "comments never closed": "<!--" * 10_000,
+    "comments closed once, in a paragraph": "x " + "<!--" * 9_990 + "-->",
 }
 
 
@@ -231,6 +232,14 @@ def test_an_app_url_is_a_vault_resource_only_when_it_names_no_other_machine() ->
 def test_links_to_web_pages_stay_links_and_unsafe_ones_become_their_text() -> None:
     safe = sanitise_markdown("[docs](https://ok.example/p) and [run](javascript:alert(1)) now")
     assert safe.markdown == "[docs](https://ok.example/p) and run now"
+
+
+def test_an_inline_comment_ends_at_its_first_closing_mark() -> None:
+    # As CommonMark and a browser read it, also where markdown-it's pattern refused it.
+    text = "a <!--<!---->b <!--> c <!-- d"
+    safe = sanitise_markdown(text)
+    assert safe.markdown == "a b  c <!-- d", safe.markdown
+    assert safe.removed == ["<!--<!---->", "<!-->"]
 
 
 def test_the_removed_list_names_the_urls_and_tags_taken_out() -> None:

@@ -496,6 +496,7 @@ def _make_parser() -> MarkdownIt:
     parser.normalizeLink = _as_written  # type: ignore[method-assign]
     parser.validateLink = _accept  # type: ignore[method-assign]
     linear_link_labels(parser)  # linear on runs of "["
+    parser.inline.ruler.before("html_inline", "html_comment", _html_comment)
     # Footnotes (Obsidian renders them): a definition's text is markdown, its later indented
     # paragraphs too, where CommonMark reads a reference definition or an indented code block.
     # The definitions alone: a reference `[^1]` holds nothing to judge, and an inline footnote
@@ -507,6 +508,29 @@ def _make_parser() -> MarkdownIt:
     for name in parser.inline.ruler.get_all_rules():
         parser.inline.ruler.at(name, _spanned(_rule(parser, name)))
     return parser
+
+
+def _html_comment(state: StateInline, silent: bool) -> bool:
+    """An inline HTML comment as CommonMark defines it: from ``<!--`` to the first ``-->``
+    after ``<!`` (``<!-->`` too). markdown-it's tag pattern refuses some ("<!--<!---->") and
+    backtracks to the paragraph's end from each ``<!--`` of a run before refusing it:
+    40,000 characters took 3 s. One never closed is no comment: its ``<`` is text."""
+    start = state.pos
+    if not state.src.startswith("<!--", start):
+        return False
+    # Each paragraph's last "-->", found once per parse (`env` is the parse's own).
+    last_close: dict[str, int] = state.env.setdefault("last_comment_close", {})
+    if state.src not in last_close:
+        last_close[state.src] = state.src.rfind("-->")
+    closes = last_close[state.src] >= start + 2
+    close = state.src.find("-->", start + 2, state.posMax) if closes else -1
+    if close < 0:
+        return False
+    end = close + 3
+    if not silent:
+        state.push("html_inline", "", 0).content = state.src[start:end]
+    state.pos = end
+    return True
 
 
 def _rule(parser: MarkdownIt, name: str) -> Callable[[StateInline, bool], bool]:
