@@ -238,11 +238,9 @@ def _html_edits(text: str, start: int, end: int, removed: list[str]) -> list[_Ed
     last_close = text.rfind("-->", start, end)
     while (lt := text.find("<", position, end)) >= 0:
         if text.startswith("<!--", lt):
-            # A comment ends at the first "-->" after "<!" (as a browser reads it: "<!-->"
-            # too); none, and it is no comment. Found, not matched: the tag pattern
-            # backtracks from each "<!--" of a run to the block's end (10,000 of them: 6 s).
-            close = text.find("-->", lt + 2, end) if last_close >= lt + 2 else -1
-            found = close + 3 if close >= 0 else None
+            # Found, not matched: the tag pattern backtracks from each "<!--" of a run to the
+            # block's end (10,000 of them: 6 s).
+            found = _comment_end(text, lt, end, last_close)
         else:
             tag = HTML_TAG_RE.match(text, lt, end)
             found = tag.end() if tag else None
@@ -522,15 +520,24 @@ def _html_comment(state: StateInline, silent: bool) -> bool:
     last_close: dict[str, int] = state.env.setdefault("last_comment_close", {})
     if state.src not in last_close:
         last_close[state.src] = state.src.rfind("-->")
-    closes = last_close[state.src] >= start + 2
-    close = state.src.find("-->", start + 2, state.posMax) if closes else -1
-    if close < 0:
+    end = _comment_end(state.src, start, state.posMax, last_close[state.src])
+    if end is None:
         return False
-    end = close + 3
     if not silent:
         state.push("html_inline", "", 0).content = state.src[start:end]
     state.pos = end
     return True
+
+
+def _comment_end(text: str, start: int, end: int, last_close: int) -> int | None:
+    """Where the HTML comment opening at ``start`` ends: after the first ``-->`` from its
+    ``<!`` (as CommonMark and a browser read it: ``<!-->`` too), before ``end``; None when
+    nothing closes it. ``last_close``, the text's last ``-->``, spares a run of unclosed
+    openers a search to the end from each."""
+    if last_close < start + 2:
+        return None
+    close = text.find("-->", start + 2, end)
+    return close + 3 if close >= 0 else None
 
 
 def _rule(parser: MarkdownIt, name: str) -> Callable[[StateInline, bool], bool]:

@@ -18,7 +18,6 @@ from [1], and a [1] that differs between them is left alone. Code is never touch
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Callable, Sequence
 from urllib.parse import unquote
 
@@ -31,6 +30,7 @@ from vault_agent.agent.citations.links import (
     note_title,
 )
 from vault_agent.index.store.protocol import VAULT_SOURCE
+from vault_agent.vault.link_names import fold
 
 # [1], [1, 2], [1][2], [^1], outside links ([1](url)), reference definitions ([1]: url) and
 # wikilinks; not after a word ("x[1]" is an index), nor a closing bracket.
@@ -116,9 +116,9 @@ def _key(name: str) -> str:
 
 
 def _folded(text: str) -> str:
-    """`text` compared without case, composed (NFC): a title macOS wrote decomposed is the
-    one a model writes composed."""
-    return unicodedata.normalize("NFC", text).casefold()
+    """`text` compared as the link graph compares names (`fold`: composed, NFC), and
+    without case as Unicode folds it ("ß" is "ss")."""
+    return fold(text).casefold()
 
 
 def _passages(numbered: Sequence[Sequence[NoteRef]]) -> dict[int, NoteRef | None]:
