@@ -37,6 +37,7 @@ until nothing changes, so no edit can leave behind what an earlier pass would ha
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -68,6 +69,7 @@ _RAW_TEXT = frozenset(
 _TYPE_1_BLOCK = re.compile(r"<(script|pre|style|textarea)(?=[\s/>]|$)", re.IGNORECASE)
 _TYPE_1_END = re.compile(r"</(?:script|pre|style|textarea)>", re.IGNORECASE)
 _OPEN_TAG_NAME = re.compile(r"<([A-Za-z][A-Za-z0-9-]*)")
+_CLOSE_TAG = re.compile(r"</([A-Za-z][A-Za-z0-9-]*)\s*>")
 #: Characters escaped when a link's text replaces the link, so that it stays text.
 _MARKUP = re.compile(r"([\\`*_\[\]<>!&~|])")
 #: The "!" (however many) that makes the wikilink after it an embed. From the run's first "!"
@@ -197,6 +199,7 @@ def _inline_edits(
     """Edits for one paragraph, heading or table cell, in its text's offsets (the spans its
     tokens carry); with ``markup_only``, for markdown images and links alone."""
     edits: list[_Edit] = []
+    closings: dict[str, list[int]] = {}
     for index, child in enumerate(children):
         if "span" not in child.meta:
             continue  # text gathered between rules: nothing to judge
@@ -222,7 +225,7 @@ def _inline_edits(
             name = _opened(child.content)
             last = index
             if name in _RAW_TEXT:  # <style>...</style>: the content goes too
-                last = _closing_index(children, index, name)
+                last = _closing_index(children, index, name, closings)
                 end = children[last].meta["span"][1]
             if name or child.content.startswith("<!"):
                 removed.append("".join(c.content for c in children[index : last + 1])[:_REPORTED])
@@ -236,11 +239,14 @@ def _html_edits(text: str, start: int, end: int, removed: list[str]) -> list[_Ed
     edits: list[_Edit] = []
     position = start
     last_close = text.rfind("-->", start, end)
+    last: dict[str, int] = {}  # the block's last "?>", "]]>" and ">", each found once
     while (lt := text.find("<", position, end)) >= 0:
         if text.startswith("<!--", lt):
             # Found, not matched: the tag pattern backtracks from each "<!--" of a run to the
             # block's end (10,000 of them: 6 s).
             found = _comment_end(text, lt, end, last_close)
+        elif not _may_close(text, lt, end, last):
+            found = None
         else:
             tag = HTML_TAG_RE.match(text, lt, end)
             found = tag.end() if tag else None
@@ -259,6 +265,22 @@ def _html_edits(text: str, start: int, end: int, removed: list[str]) -> list[_Ed
             removed.append(text[lt:position][:_REPORTED])
         edits.append(_Edit(lt, position, ""))
     return edits
+
+
+def _may_close(text: str, lt: int, end: int, last: dict[str, int]) -> bool:
+    """False when the tag opening at ``lt`` can't end before ``end``: its closing mark (``?>``,
+    ``]]>`` or ``>``) is not in the block after it. The tag pattern's lazy parts read to the
+    block's end before failing, from each ``<?`` of a run (40,000 characters: 6 s); a mark
+    that is there ends the first tag reaching it, so every attempt that reads far matches."""
+    if text.startswith("<?", lt):
+        mark, least = "?>", lt + 2  # `<??>`
+    elif text.startswith("<![CDATA[", lt):
+        mark, least = "]]>", lt + 9
+    else:
+        mark, least = ">", lt + 2
+    if mark not in last:
+        last[mark] = text.rfind(mark, lt, end)
+    return last[mark] >= least
 
 
 def _unclosed_type_1(text: str, start: int, end: int) -> bool:
@@ -321,14 +343,20 @@ def _opened(tag: str) -> str | None:
     return match.group(1).lower() if match else None
 
 
-def _closing_index(children: list[Token], open_index: int, name: str) -> int:
-    """The index of the tag closing the element opened at ``open_index`` (itself if none)."""
-    closing = re.compile(rf"</{name}\s*>", re.IGNORECASE)
-    for index in range(open_index + 1, len(children)):
-        child = children[index]
-        if child.type == "html_inline" and closing.fullmatch(child.content):
-            return index
-    return open_index
+def _closing_index(
+    children: list[Token], open_index: int, name: str, closings: dict[str, list[int]]
+) -> int:
+    """The index of the tag closing the element opened at ``open_index`` (itself if none).
+    ``closings`` (filled here once per paragraph) holds where each element's closing tags
+    are: sought from each opener of a run of ``<style>``, they took seconds."""
+    if not closings:
+        for index, child in enumerate(children):
+            if child.type == "html_inline" and (match := _CLOSE_TAG.fullmatch(child.content)):
+                closings.setdefault(match.group(1).lower(), []).append(index)
+        closings.setdefault("", [])  # filled, even when no element is closed
+    found = closings.get(name, [])
+    at = bisect_right(found, open_index)
+    return found[at] if at < len(found) else open_index
 
 
 def _apply(text: str, edits: list[_Edit]) -> str:

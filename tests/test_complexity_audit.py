@@ -1,0 +1,67 @@
+"""Complexity audit: what runs over text an outsider writes (notes, properties, PDF text,
+questions, model answers, request fields) takes time roughly linear in it.
+
+Each case times the public entry point on an adversarial input at two sizes, in CPU time (a
+busy machine stretches the wall clock): the larger, `FACTOR` times the smaller, must take less
+than twice `FACTOR` times as long (quadratic code takes `FACTOR` squared times), or less than
+`FLOOR` seconds, far below what the quadratic code took. docs/reliability.md, "Complexity
+audit", lists each case with its times before and after.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import pytest
+
+from vault_agent.agent.citations.checker import check_answer
+from vault_agent.vault.graph import LinkGraph
+
+FACTOR = 4
+#: Under this, a time says nothing of its growth (start-up costs, noise).
+FLOOR = 0.5
+
+
+def _cpu(run: Callable[[str], object], text: str) -> float:
+    started = time.thread_time()
+    run(text)
+    return time.thread_time() - started
+
+
+def assert_linear(run: Callable[[str], object], make: Callable[[int], str], size: int) -> None:
+    """`run` on `make(size * FACTOR)` takes about `FACTOR` times what it takes on `make(size)`."""
+    small = min(_cpu(run, make(size)) for _ in range(2))
+    large = _cpu(run, make(size * FACTOR))
+    assert large < max(2 * FACTOR * small, FLOOR), (small, large)
+
+
+def _repeat(unit: str, prefix: str = "") -> Callable[[int], str]:
+    return lambda size: prefix + (unit * (size // len(unit) + 1))[:size]
+
+
+@pytest.fixture(scope="module")
+def graph() -> LinkGraph:
+    graph = LinkGraph()
+    graph.set_file("a.md", [])
+    return graph
+
+
+# A model's answer is at most `llm.max_answer_chars` (40,000 characters). Before: 40,000
+# characters of `<?` in a raw HTML block took 6 s (the tag pattern read to the block's end
+# from each, for a `?>` that isn't there); 40,000 of `<style>` in a paragraph 3.5 s (each
+# looked for its closing tag through the rest of it).
+@pytest.mark.parametrize(
+    ("unit", "prefix"),
+    [
+        ("<?", ""),
+        ("<?x?", "<div>\n"),
+        ("<style>", "x "),
+        ("<textarea>", ""),
+        ("<iframe>", "x "),
+    ],
+)
+def test_checking_an_answer_of_unclosed_html_takes_linear_time(
+    unit: str, prefix: str, graph: LinkGraph
+) -> None:
+    assert_linear(lambda text: check_answer(text, {"a.md"}, graph), _repeat(unit, prefix), 10_000)
