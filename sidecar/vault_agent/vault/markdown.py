@@ -129,18 +129,22 @@ def hide_comments(text: str, code_lines: set[int]) -> str:
     out: list[str] = []
     closer: str | None = None  # the delimiter that ends the hidden region we are in, if any
     offset = 0
+    # Whether a "<%" is closed later is whether the text's last "%>" is after it: found once,
+    # not sought to the end from each "<%" of a run (80,000 characters: 4.5 s).
+    last_close = text.rfind("%>")
     for number, line in enumerate(text.split("\n")):
         if closer is None and number in code_lines:
             out.append(line)
         else:
-            kept, closer = _hide_in_line(line, closer, text, offset)
+            kept, closer = _hide_in_line(line, closer, last_close - offset)
             out.append(kept)
         offset += len(line) + 1
     return "\n".join(out)
 
 
-def _hide_in_line(line: str, closer: str | None, text: str, offset: int) -> tuple[str, str | None]:
-    """One line with its hidden parts removed, and the delimiter still open at its end."""
+def _hide_in_line(line: str, closer: str | None, last_close: int) -> tuple[str, str | None]:
+    """One line with its hidden parts removed, and the delimiter still open at its end.
+    ``last_close`` is where the note's last "%>" is, from the line's start."""
     kept: list[str] = []
     pos = 0
     while pos < len(line):
@@ -164,7 +168,7 @@ def _hide_in_line(line: str, closer: str | None, text: str, offset: int) -> tupl
         pos = match.end()
         if match.group() == "%%":
             closer = "%%"
-        elif text.find("%>", offset + pos) >= 0:
+        elif last_close >= pos:
             closer = "%>"
         else:
             kept.append(match.group())  # a lone "<%" is just text
