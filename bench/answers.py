@@ -55,6 +55,7 @@ SHARED_VAULTS = REPO.parent / "shared" / "data" / "vaults"
 _MORE = "**More from your notes**"
 _MARKUP = re.compile(r"\[\[[^\]]*\]\]|\*\*|[`_\"*\[\]]")
 _DATE_PREFIX = re.compile(r"^\d{4}-\d{2}-\d{2}: ")
+_TABLE_CELL = re.compile(r"(?<!\\)\|")
 
 
 @dataclass
@@ -251,11 +252,34 @@ def _evidence_first(answer: str, evidence: list[str]) -> bool:
     quotes = [line for block in blocks[:2] for line in block]
     # Evidence is markdown as the note has it: read it as the answerer reads passages.
     wanted = [_plain(" ".join(u.text for u in split_units(e, ""))) for e in evidence]
+    # A table row is quoted with its columns' names between its cells: its cells, in order.
+    rows = [_row_cells(e) for e in evidence if e.lstrip().startswith("|")]
     for quote in quotes:
         said = _plain(_DATE_PREFIX.sub("", quote))
         if any(said and (said in sentence or sentence in said) for sentence in wanted):
             return True
+        if any(cells and _in_order(cells, said) for cells in rows):
+            return True
     return False
+
+
+def _row_cells(row: str) -> list[str]:
+    """The non-empty cells of a table row, read as `_plain` reads a quote."""
+    cells = _TABLE_CELL.split(row.strip().strip("|"))
+    return [
+        _plain(" ".join(u.text for u in split_units(cell, ""))) for cell in cells if cell.strip()
+    ]
+
+
+def _in_order(parts: list[str], text: str) -> bool:
+    """True when each of `parts` occurs in `text`, one after another."""
+    at = 0
+    for part in parts:
+        found = text.find(part, at)
+        if not part or found < 0:
+            return False
+        at = found + len(part)
+    return True
 
 
 def _bad_headings(index: VaultIndex, answer: str) -> list[str]:

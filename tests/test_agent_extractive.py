@@ -293,10 +293,62 @@ def test_units_are_sentences_items_and_rows_under_their_headings() -> None:
         ("Fed Gus twice, as in reviving.", "Log > Details"),
         ("Read DDIA.", "Log > Details"),
         ("day | feeds", "Log > Details"),
-        ("Mon | 2", "Log > Details"),
+        ("Mon — feeds: 2", "Log > Details"),
         ("第一句。", "Log > Details > Deeper"),
         ("第二句！", "Log > Details > Deeper"),
     ]
+
+
+def test_a_table_row_is_read_with_its_columns_names() -> None:
+    body = (
+        "|  | Sync Standard | Sync Plus |\n| --- | --- | --- |\n| Vaults | 1 | 10 |\n"
+        "| [[Version history]] | 1 month | 12 months |\n| | | only on Plus |\n\n"
+        "| Where | Works? |\n|:--|:-:|\n| Reading mode | ✅ |\n\n"
+        "a | b\n\n| no | rule |\n| x | y |\n|---|---|\n| z | w |\n"
+    )
+    units = split_units(body, "")
+    assert [(u.text, u.label, u.row) for u in units] == [
+        # The header names the columns, a label that answers nothing itself.
+        ("Sync Standard | Sync Plus", True, True),
+        ("Vaults — Sync Standard: 1; Sync Plus: 10", False, True),
+        ("Version history — Sync Standard: 1 month; Sync Plus: 12 months", False, True),
+        ("Sync Plus: only on Plus", False, True),
+        ("Where | Works?", True, True),
+        ("Reading mode — Works?: ✅", False, True),
+        ("a | b", True, False),  # no table: a line over one, naming it
+        # No rule under its first row: no names for its columns, its rows read as they are.
+        ("no | rule", False, True),
+        ("x | y", False, True),
+        ("z | w", False, True),
+    ]
+
+
+TABLES = {
+    "Sync plans.md": "# Plans\n\nCompare the two plans:\n\n"
+    "|  | Sync Standard | Sync Plus |\n| --- | --- | --- |\n| Synced vaults | 1 | 10 |\n"
+    "| Maximum file size | 5 MB | 200 MB |\n| Version history | 1 month | 12 months |\n",
+    "Postponing.md": "# Postponing\n\n## Availability\n\n| Viewing mode | Shown? |\n"
+    "| --- | --- |\n| Reading mode | ✅ |\n| Source mode | ❌ |\n\n## Hiding it\n\n"
+    "Use the `hide postpone button` instruction to hide the postpone button.\n",
+    "Daily/2026-01-05.md": "Tidied the garden shed.\n",  # the tests' "today"
+}
+
+
+async def test_a_table_row_answers_with_the_names_of_its_columns(
+    tmp_path: Path, embedder: MiniLmEmbedder, sparse: Bm25Encoder
+) -> None:
+    with indexed_notes(tmp_path, TABLES, embedder, sparse) as index:
+        question = "How large can a single file be on Sync Standard and on Sync Plus?"
+        sizes = done_of(await ask(index, ExtractiveAnswerer(), question))
+        question = "Is the postpone button shown in reading mode?"
+        modes = done_of(await ask(index, ExtractiveAnswerer(), question))
+    # Which size is whose: the row alone ("Maximum file size | 5 MB | 200 MB") doesn't say.
+    assert sizes.answer.splitlines()[0] == (
+        "Maximum file size — Sync Standard: 5 MB; Sync Plus: 200 MB [[Sync plans#Plans]]"
+    ), sizes.answer
+    # "Shown?" names a column: the row asks nothing, so it is not read on into the next row
+    # as a question of the notes would be.
+    assert modes.answer.startswith("Reading mode — Shown?: ✅ [[Postponing#Availability]]")
 
 
 @pytest.mark.parametrize(

@@ -20,3 +20,11 @@ def test_markup_and_a_link_cut_short_in_the_evidence_are_read_as_text() -> None:
     answer = "Custom status bar items are **not** supported on mobile. [[Status bar]]\n"
     assert _evidence_first(answer, ["Custom status bar items [are **not** supported]"])
     assert not _evidence_first(answer, ["Status bar items are supported on desktop"])
+
+
+def test_a_table_row_is_found_with_its_columns_names_between_its_cells() -> None:
+    # The evidence is the row as the note writes it; the answer names each cell's column.
+    answer = "Maximum file size — Sync Standard: 5 MB; Sync Plus: 200 MB [[Plans]]\n"
+    assert _evidence_first(answer, ["| Maximum file size | 5 MB | 200 MB |"])
+    assert not _evidence_first(answer, ["| Maximum file size | 200 MB | 5 MB |"])
+    assert not _evidence_first(answer, ["| Synced vaults | 1 | 10 |"])

@@ -367,7 +367,7 @@ def _answered(quote: Quote, quotes: list[Quote]) -> Quote:
     """A quote that asks a question (a FAQ's "Can I get a refund?") answers nothing itself:
     the unit after it in its section does. One that goes on past its question by too few
     words to say why (a FAQ's "**Will I be logged out?** No.") is read on into the next."""
-    asked = _REPLY.search(quote.unit.text)
+    asked = None if quote.unit.row else _REPLY.search(quote.unit.text)
     reply = asked.group("reply").strip("*_ ") if asked else ""
     if (
         asked is None

@@ -15,7 +15,9 @@ label: a heading in all but markup, read with each item and never an answer itse
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
+from itertools import zip_longest
 
 from vault_agent.vault.chunker import (
     HEADING_SEPARATOR,
@@ -91,6 +93,8 @@ class Unit:
     """A task's mark ("- [ ] call Dan": " "; "- [x]": "x"); "" for anything else."""
     step: int = 0
     """For an item of a numbered list, its place in the list (1, 2...); 0 for anything else."""
+    row: bool = False
+    """A table row: its "?" is a column's name ("Works?: ✅"), never a question it asks."""
 
     @property
     def open_task(self) -> bool:
@@ -127,6 +131,7 @@ def split_units(body: str, heading: str) -> list[Unit]:
     # list being read.
     may_label: int | None = None
     label = ""
+    table: _Table | None = None  # the table being read
 
     def add(
         piece: str,
@@ -134,6 +139,7 @@ def split_units(body: str, heading: str) -> list[Unit]:
         under: str = "",
         checkbox: str = "",
         numbered: bool = False,
+        row: bool = False,
     ) -> None:
         nonlocal intro
         piece = " ".join(_as_read(piece).split())
@@ -146,7 +152,14 @@ def split_units(body: str, heading: str) -> list[Unit]:
                 going_on = before is not None and before.step and before.heading == heading
                 step = before.step + 1 if going_on and before is not None else 1
             unit = Unit(
-                piece, heading, len(units), navigation, under=under, checkbox=checkbox, step=step
+                piece,
+                heading,
+                len(units),
+                navigation,
+                under=under,
+                checkbox=checkbox,
+                step=step,
+                row=row,
             )
             units.append(unit)
             intro = len(units) - 1 if piece.endswith(":") else None
@@ -193,6 +206,8 @@ def split_units(body: str, heading: str) -> list[Unit]:
             code.append(raw.rstrip())
             continue
         line = _BLOCK_ID.sub("", raw).strip()
+        if not line.startswith("|"):
+            table = None  # a table ends at the first line that is not one of its rows
         heading_line = _HEADING_LINE.match(line)
         item = _LIST_MARK.match(line)
         if in_item and line and raw[:1].isspace() and not item and units:
@@ -223,10 +238,22 @@ def split_units(body: str, heading: str) -> list[Unit]:
         elif line.startswith("|"):
             flush()
             intro = None
-            if not _TABLE_RULE.match(line):
-                cells = [cell.strip() for cell in _TABLE_CELL.split(line.strip(" |"))]
-                content = " | ".join(cell for cell in cells if cell)
-                add(content, navigation=bool(_LINKS_ONLY.fullmatch(content)), under=labelled())
+            cells = _cells(line)
+            if table is None:  # a table's first row: its columns' names if a rule follows
+                table = _Table(cells, first_unit=len(units))
+                if not _TABLE_RULE.match(line):
+                    _add_row(add, cells, None, labelled())
+            elif _TABLE_RULE.match(line):
+                if table.rows == 1:
+                    # The row above the rule names the columns: read with each row below
+                    # it, it is a label itself ("| | Sync Standard | Sync Plus |").
+                    table = replace(table, columns=table.header_row)
+                    if table.first_unit < len(units):
+                        units[table.first_unit] = replace(units[table.first_unit], label=True)
+            else:
+                _add_row(add, cells, table.columns, labelled())
+            table = replace(table, rows=table.rows + 1)
+            continue
         else:
             quoted = line.lstrip("> ").strip()
             callout = _CALLOUT.match(quoted)
@@ -242,6 +269,49 @@ def split_units(body: str, heading: str) -> list[Unit]:
             paragraph.append(quoted)
     flush()
     return units
+
+
+@dataclass(frozen=True)
+class _Table:
+    """A table being read: its first row (the unit made of it, `first_unit`), its columns'
+    names once a rule right under that row confirms them, and how many lines it has so far."""
+
+    header_row: list[str]
+    first_unit: int
+    columns: list[str] | None = None
+    rows: int = 0
+
+
+def _cells(row: str) -> list[str]:
+    """A table row's cells in place, empty ones kept ("| | a |" is "", "a"); "\\|" is text."""
+    inner = row.strip()
+    inner = inner[1:] if inner.startswith("|") else inner
+    if inner.endswith("|") and not inner.endswith("\\|"):
+        inner = inner[:-1]
+    return [cell.strip() for cell in _TABLE_CELL.split(inner)]
+
+
+def _add_row(
+    add: Callable[..., None], cells: list[str], columns: list[str] | None, under: str
+) -> None:
+    """Add a table row as one unit: its cells, each after its column's name when the table
+    names its columns: "Maximum file size — Sync Standard: 5 MB; Sync Plus: 200 MB", where
+    the row alone ("Maximum file size | 5 MB | 200 MB") would not say which value is whose."""
+    plain = " | ".join(cell for cell in cells if cell)
+    navigation = bool(_LINKS_ONLY.fullmatch(plain))
+    if not columns or not any(columns):
+        add(plain, navigation=navigation, under=under, row=True)
+        return
+    named = [
+        f"{column}: {cell}" if column and column != cell else cell
+        for column, cell in zip_longest(columns[1:], cells[1:], fillvalue="")
+        if cell
+    ]
+    # The first cell names the row ("Maximum file size", "`--file-line-width`"): it leads.
+    content = "; ".join(named)
+    if cells[0]:
+        content = f"{cells[0]} — {content}" if content else cells[0]
+    add(content, navigation=navigation, under=under, row=True)
 
 
 def _reads_as_label(text: str) -> bool:
