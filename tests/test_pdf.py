@@ -615,6 +615,32 @@ def test_a_pdf_holding_more_text_than_the_limit_is_skipped_until_it_is_raised(
         assert (lowered.pdf_extracted, lowered.skipped) == (0, 1)
 
 
+def test_a_pdf_crashing_its_worker_twice_is_not_read_again_until_it_changes(
+    tmp_path: Path, sparse: Bm25Encoder
+) -> None:
+    # Past the memory cap the worker dies on this PDF at every read, each read taking up
+    # to the cap (or the timeout). Once may be the machine: it is read again. Twice in a row
+    # is the PDF: the next syncs, and a fresh process, leave it until it changes or the cap
+    # is raised.
+    vault = tmp_path / "vault"
+    bomb = write_text_bomb(vault / "bomb.pdf", lines=60_000)
+    settings = Settings(
+        vault=vault, data_dir=tmp_path / "data", index=IndexSettings(pdf_max_memory_mb=400)
+    )
+    with VaultIndex(settings, embedder=InstantEmbedder(), sparse=sparse) as index:
+        runs = [index.indexer.sync().pdf_extracted for _ in range(3)]
+        assert runs == [1, 1, 0]
+        [status] = index.indexer.file_status()
+        assert status.state == "failed" and "crashed" in status.reason
+    with VaultIndex(settings, embedder=InstantEmbedder(), sparse=sparse) as restarted:
+        assert restarted.indexer.sync().pdf_extracted == 0
+        settings.index = IndexSettings(pdf_max_memory_mb=401)
+        assert restarted.indexer.sync().pdf_extracted == 1  # the raised cap is tried
+        settings.index = IndexSettings(pdf_max_memory_mb=400)
+        (vault / "bomb.pdf").write_bytes(bomb.read_bytes() + b"\n%changed\n")
+        assert restarted.indexer.sync().pdf_extracted == 1  # other bytes: read again
+
+
 class InstantEmbedder:
     """A stand-in embedder that costs nothing: the flow test is about timing, not meaning."""
 

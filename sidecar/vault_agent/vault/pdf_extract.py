@@ -34,6 +34,15 @@ class PdfExtract(BaseModel):
         description="Set when the text passed this many characters: reading stopped there.",
     )
     created: str | None = Field(default=None, description="The PDF's CreationDate, ISO 8601.")
+    crashes: int = Field(
+        default=0,
+        ge=0,
+        description="How many times running a worker died reading these bytes (PDFium "
+        "crashing, or past the memory cap).",
+    )
+    memory_mb: int | None = Field(
+        default=None, description="The memory cap in force when the worker last died on it."
+    )
 
     @property
     def text_pages(self) -> list[int]:

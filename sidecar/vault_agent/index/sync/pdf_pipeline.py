@@ -24,6 +24,9 @@ from vault_agent.vault.notes import Note
 from vault_agent.vault.pdf_extract import PdfExtract
 from vault_agent.vault.pdf_note import pdf_note
 
+#: A PDF whose worker died this many times in a row is not read again until it changes.
+GIVE_UP_AFTER_CRASHES = 2
+
 
 @dataclass
 class PdfReady:
@@ -134,6 +137,8 @@ class PdfPipeline:
             ready.reason = "changed while it was read; it is read again at the next sync"
             return ready
         content_hash = result.content_hash or submitted_hash
+        if result.crashed:
+            return self._crashed(vault_file, content_hash, result.extract)
         if result.cacheable:
             self.cache.put(content_hash, result.extract)
             self.seen_hashes.add(content_hash)
@@ -141,8 +146,29 @@ class PdfPipeline:
         ready.lasting = result.cacheable
         return ready
 
+    def _crashed(self, vault_file: VaultFile, content_hash: str, extract: PdfExtract) -> PdfReady:
+        """A PDF its worker died reading. Once may be the machine (short of memory just
+        then): it is read again at the next sync. `GIVE_UP_AFTER_CRASHES` times in a row, it
+        is the bytes: the outcome is cached, and the PDF is read again only once it changes
+        or the memory cap is raised (each read costs up to the cap, or the timeout)."""
+        earlier = self.cache.get(content_hash)
+        crashes = (earlier.crashes if earlier is not None else 0) + 1
+        memory_mb = self.settings.pdf_max_memory_mb
+        extract = extract.model_copy(update={"crashes": crashes, "memory_mb": memory_mb})
+        self.cache.put(content_hash, extract)
+        self.seen_hashes.add(content_hash)
+        ready = self._decide(vault_file, content_hash, extract, extracted=True)
+        ready.lasting = crashes >= GIVE_UP_AFTER_CRASHES
+        return ready
+
     def _worth_retrying(self, cached: PdfExtract) -> bool:
-        """A cached outcome that a limit decided, when that limit has since been raised."""
+        """A cached outcome that a limit decided, when that limit has since been raised, or
+        a crash not yet seen often enough to be the PDF's own."""
+        if cached.crashes:
+            raised = cached.memory_mb is not None and (
+                self.settings.pdf_max_memory_mb > cached.memory_mb
+            )
+            return cached.crashes < GIVE_UP_AFTER_CRASHES or raised
         if cached.timeout_s is not None:
             return cached.timeout_s < self.settings.pdf_timeout_s
         if cached.text_limit is not None:

@@ -56,6 +56,8 @@ class PdfResult:
     content_hash: str | None = None
     cacheable: bool = True
     seconds: float = 0.0
+    crashed: bool = False
+    """The worker died reading it: the bytes, or the machine (memory) may be why."""
 
 
 @dataclass
@@ -232,6 +234,7 @@ class PdfWorkerPool:
         code = worker.process.wait()
         job = worker.job
         self._retire(worker)
+        crashed = job is not None
         if job is not None:
             reason = f"the PDF extractor crashed on it (exit code {code})"
             if self.max_memory_mb is not None:
@@ -245,7 +248,9 @@ class PdfWorkerPool:
             reason = f"the PDF extractor could not start (exit code {code})"
         else:
             return
-        self._done.append(_unreadable(job, reason, 0.0))
+        result = _unreadable(job, reason, 0.0)
+        result.crashed = crashed
+        self._done.append(result)
 
     def _stop_overdue(self) -> None:
         now = time.monotonic()
