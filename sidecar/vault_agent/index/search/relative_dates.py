@@ -120,7 +120,10 @@ _ALONE = {
 }
 #: A month alone followed by a year ("in March 2024", "en noviembre de 2024") is that year's
 #: (`hints.py` reads it).
-_YEAR_AFTER = re.compile(r"^[\s,]*(?:(?:de|del|di|van)\s+)?\d{4}\b", re.IGNORECASE)
+#: Matched where a month's name ends (`match(text, pos)`: no "^", which `pos` does not satisfy).
+_YEAR_AFTER = re.compile(r"[\s,]*(?:(?:de|del|di|van)\s+)?\d{4}\b", re.IGNORECASE)
+#: More than the longest habit's words ("tous les") before the spaces that end it.
+_HABIT_CHARS = 16
 #: CLDR-style fields of the months alone: "m01" to "m12".
 MONTHS = tuple(f"m{number:02d}" for number in range(1, 13))
 #: A day or a month without its year is looked for in a journal's notes this many years back.
@@ -190,11 +193,12 @@ def relative_periods(
     in `YEARS_BACK` years does."""
     found = []
     phrases = _phrases(_with_english(languages))
+    past: dict[Alone, bool] = {}  # each language's tense, read once per question
     for match in _pattern(_with_english(languages)).finditer(question):
         named = phrases[_normal(match.group())]
-        if named.alone and not _in_past(question, match.start(), _ALONE[named.alone]):
+        if named.alone and not _in_past(question, match.start(), _ALONE[named.alone], past):
             continue  # "what do I do on Monday?", "le lundi": a routine, no one day
-        if named.field in MONTHS and _YEAR_AFTER.match(question[match.end() :]):
+        if named.field in MONTHS and _YEAR_AFTER.match(question, match.end()):
             continue  # "in March 2024" names its year
         try:
             found += _periods(named, today, has_notes)
@@ -216,11 +220,21 @@ def without_relative_dates(question: str, languages: Collection[str] = ("en",)) 
     return _pattern(_with_english(languages)).sub(" ", question)
 
 
-def _in_past(question: str, start: int, alone: Alone) -> bool:
-    """True when the weekday alone at `start` of `question` names one day of the past."""
-    if alone.habit is not None and alone.habit.search(question[:start]):
-        return False
-    return bool(alone.past.search(question))
+def _in_past(question: str, start: int, alone: Alone, past: dict[Alone, bool]) -> bool:
+    """True when the weekday alone at `start` of `question` names one day of the past.
+    `past` keeps whether the question is in each language's past tense: sought through the
+    whole question (and the habit through all before it) for each of a run of weekdays, it
+    was quadratic."""
+    if alone.habit is not None:
+        # The habit's words end where the spaces before `start` begin: only they are read.
+        spaces = start
+        while spaces > 0 and question[spaces - 1].isspace():
+            spaces -= 1
+        if alone.habit.search(question, max(0, spaces - _HABIT_CHARS), start):
+            return False
+    if alone not in past:
+        past[alone] = bool(alone.past.search(question))
+    return past[alone]
 
 
 def month_end(day: date) -> date:
