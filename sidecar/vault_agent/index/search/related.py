@@ -12,6 +12,7 @@ The note itself never comes back; notes it links to, or that link to it, are mar
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Collection
 from typing import Literal
 
@@ -37,9 +38,19 @@ SNIPPET_CHARS = 160
 Linked = Literal["link", "backlink", "both"]
 
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s.*$", re.MULTILINE)
-_WIKILINK = re.compile(r"!?\[\[([^\]|#]*)(?:#[^\]|]*)?(?:\|([^\]]*))?\]\]")
-_LIST_MARK = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(?:\[.\]\s+)?", re.MULTILINE)
-_EMPHASIS = re.compile(r"(\*\*|__|\*|_|`)(?=\S)(.+?)(?<=\S)\1")
+# Each part ends at the next "[[" (no link holds one): read from each "[[" of a run to the end
+# of the passage, a passage of them was quadratic (9,000 characters: 0.3 s; a passage of
+# comments under empty headings may be megabytes).
+_NOT_OPENING = r"(?:[^\[\]{}]|\[(?!\[))*"
+_WIKILINK = re.compile(
+    r"!?\[\[(" + _NOT_OPENING.format("|#") + r")(?:#" + _NOT_OPENING.format("|") + r")?"
+    r"(?:\|(" + _NOT_OPENING.format("") + r"))?\]\]"
+)
+# Spaces before a marker within its line: from each line of a run of blank lines, "\s*" read
+# all that followed.
+_LIST_MARK = re.compile(r"^[^\S\n]*(?:[-*+]|\d+[.)])\s+(?:\[.\]\s+)?", re.MULTILINE)
+#: Emphasis marks, longest first (`**` before `*`).
+_EMPHASIS_MARKS = ("**", "__", "*", "_", "`")
 
 
 class RelatedNote(BaseModel):
@@ -114,7 +125,47 @@ def plain_text(markdown: str) -> str:
     text = _HEADING.sub("", markdown)
     text = _WIKILINK.sub(lambda m: (m.group(2) or m.group(1).rsplit("/", 1)[-1]).strip(), text)
     text = _LIST_MARK.sub("", text)
-    return _EMPHASIS.sub(r"\2", text).strip()
+    return _without_emphasis(text).strip()
+
+
+def _without_emphasis(text: str) -> str:
+    """`text` with each emphasis ("**a**", "_a_", "`a`") as its words: from a mark, the first
+    same mark on its line after a character that is no space closes it, as the pattern
+    ``(\\*\\*|__|\\*|_|`)(?=\\S)(.+?)(?<=\\S)\\1`` reads it, but each closing mark is looked
+    up, not sought from each opening one to its line's end (quadratic in a line's marks)."""
+    closing = {
+        mark: [m.start() for m in re.finditer(rf"(?<=\S)(?={re.escape(mark)})", text)]
+        for mark in _EMPHASIS_MARKS
+    }
+    out: list[str] = []
+    position = 0  # copied up to here
+    for opening in re.finditer(r"[*_`]", text):
+        at = opening.start()
+        if at < position:
+            continue  # inside an emphasis already read
+        end = _emphasis_end(text, at, closing)
+        if end is not None:
+            mark, close = end
+            out.append(text[position:at])
+            out.append(text[at + len(mark) : close])
+            position = close + len(mark)
+    out.append(text[position:])
+    return "".join(out)
+
+
+def _emphasis_end(text: str, at: int, closing: dict[str, list[int]]) -> tuple[str, int] | None:
+    """The mark opening at `at` and where its closing mark starts, or None."""
+    line_end = text.find("\n", at)
+    line_end = len(text) if line_end < 0 else line_end
+    for mark in _EMPHASIS_MARKS:
+        first = at + len(mark)  # the emphasis's first character: no space, not a line end
+        if not text.startswith(mark, at) or first >= line_end or text[first].isspace():
+            continue
+        marks = closing[mark]
+        index = bisect_left(marks, first + 1)
+        if index < len(marks) and marks[index] + len(mark) <= line_end:
+            return mark, marks[index]
+    return None
 
 
 def _sampled(vectors: list[list[float]], at_most: int) -> list[list[float]]:
