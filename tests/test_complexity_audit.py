@@ -18,7 +18,10 @@ from typing import cast
 import pytest
 
 from vault_agent.agent.citations.checker import check_answer
+from vault_agent.agent.citations.links import find_citations
+from vault_agent.agent.citations.shown_links import unlink_unshown
 from vault_agent.agent.reader import NoteReader, ToolsContext
+from vault_agent.agent.safe_markdown import sanitise_markdown
 from vault_agent.index.search.hits import make_snippet
 from vault_agent.index.search.related import plain_text
 from vault_agent.index.search.relative_dates import relative_periods
@@ -134,3 +137,21 @@ def test_reading_the_headings_of_a_note_takes_linear_time() -> None:
         return NoteReader(cast(ToolsContext, None), {"n.md": text}).headings("n.md")
 
     assert_linear(headings, lambda size: "# a" + " #" * (size // 2) + "x", 5_000)
+
+
+# Before: whether each link of an answer was inside code was asked of every code span in turn:
+# 40,000 characters alternating code and links took 1 s to find the citations in, 1.4 s to
+# remove the embeds from (2.1 s for the whole check), now 0.1 s and 0.3 s.
+@pytest.mark.parametrize(
+    ("run", "unit"),
+    [
+        (find_citations, "`x` [[a]] "),
+        (lambda text: sanitise_markdown(text, embeds=False), "`x`![[a]]"),
+        (lambda text: unlink_unshown(text, lambda _: False), "`x` http://a.example/ "),
+    ],
+    ids=["citations", "embeds", "web links"],
+)
+def test_telling_links_in_code_from_others_takes_linear_time(
+    run: Callable[[str], object], unit: str
+) -> None:
+    assert_linear(run, _repeat(unit), 10_000)

@@ -50,6 +50,7 @@ from markdown_it.token import Token
 from mdit_py_plugins.footnote.index import footnote_def
 
 from vault_agent.agent.runnable import inert
+from vault_agent.agent.spans import Spans
 from vault_agent.agent.vault_urls import is_safe_link, is_vault_resource
 from vault_agent.vault.markdown import linear_link_labels
 
@@ -309,11 +310,11 @@ def _words(tokens: list[Token] | None) -> str:
 
 def _embed_edits(text: str, tokens: list[Token]) -> list[_Edit]:
     """Edits removing the ``!`` of every ``![[`` outside code: the link stays, unembedded."""
-    code = _code_spans(text, tokens)
+    code = Spans(_code_spans(text, tokens))
     return [
         _Edit(*match.span(), "")
         for match in _EMBED_MARK.finditer(text)
-        if not any(start <= match.start() < end for start, end in code)
+        if match.start() not in code
     ]
 
 

@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Protocol
 
+from vault_agent.agent.spans import Spans
 from vault_agent.index.store.protocol import VAULT_SOURCE
 
 # [text](url) or [text](<url>) with an optional "title"; the url may hold balanced parentheses
@@ -108,7 +109,8 @@ def find_document_citations(text: str, code: list[tuple[int, int]]) -> list[Docu
                 end=match.end(),
             )
         )
-    kept = [c for c in found if not any(start <= c.start < end for start, end in code)]
+    inside = Spans(code)
+    kept = [c for c in found if c.start not in inside]
     return sorted(kept, key=lambda citation: citation.start)
 
 

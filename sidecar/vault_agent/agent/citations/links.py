@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pydantic import BaseModel
 
 from vault_agent.agent.citations.documents import document_citation
+from vault_agent.agent.spans import Spans
 from vault_agent.index.store.protocol import VAULT_SOURCE
 from vault_agent.vault.files import is_pdf
 from vault_agent.vault.markdown import rendered_wikilinks
@@ -91,11 +92,11 @@ def find_citations(text: str) -> list[Citation]:
     escaped backticks (``\\`[[x]]\\` `` is a link), unbalanced ones, a fence indented four
     spaces into a paragraph or one with a backtick in its info string, and a link the renderer
     shows must never escape the check. Spelled the same, a link is checked everywhere."""
-    code = [m.span() for m in CODE.finditer(text)]
+    code = Spans(m.span() for m in CODE.finditer(text))
     live = rendered_wikilinks(text) if code else set()
     found: list[Citation] = []
     for match in WIKILINK.finditer(text):
-        in_code = any(start <= match.start() < end for start, end in code)
+        in_code = match.start() in code
         if in_code and match.group(0) not in live:
             continue
         inner = match.group("inner")

@@ -28,6 +28,7 @@ from linkify_it import LinkifyIt
 from markdown_it import MarkdownIt
 
 from vault_agent.agent.safe_markdown import code_spans
+from vault_agent.agent.spans import Spans
 from vault_agent.agent.vault_urls import is_web_link
 from vault_agent.vault.markdown import linear_link_labels
 
@@ -62,10 +63,10 @@ def unlink_unshown(markdown: str, keep: Callable[[str], bool]) -> str:
     """`markdown` with each URL written out in its text (outside code) that `keep` refuses
     made a code span, and each MathJax link to one its text alone, so nothing makes a link
     of it."""
-    code = code_spans(markdown)
+    code = Spans(code_spans(markdown))
 
     def in_code(at: int) -> bool:
-        return any(first <= at < last for first, last in code)
+        return at in code
 
     edits: list[tuple[int, int, str]] = []
     for match in _LINKIFY.match(markdown) or []:
