@@ -323,6 +323,20 @@ def test_a_table_row_is_read_with_its_columns_names() -> None:
     ]
 
 
+def test_a_chunk_cut_from_a_long_table_reads_its_rows_with_the_tables_header() -> None:
+    header = "|  | Sync Standard | Sync Plus |\n| --- | --- | --- |"
+    body = "| Version history | 1 month | 12 months |\n| Devices | Unlimited | Unlimited |"
+    units = split_units(body, "Plans", table_header=header)
+    assert [unit.text for unit in units] == [
+        "Version history — Sync Standard: 1 month; Sync Plus: 12 months",
+        "Devices — Sync Standard: Unlimited; Sync Plus: Unlimited",
+    ]
+    # A header is no use to a body that does not open inside the table.
+    assert split_units("Prose first.\n" + body, "", header)[1].text == (
+        "Version history | 1 month | 12 months"
+    )
+
+
 TABLES = {
     "Sync plans.md": "# Plans\n\nCompare the two plans:\n\n"
     "|  | Sync Standard | Sync Plus |\n| --- | --- | --- |\n| Synced vaults | 1 | 10 |\n"
@@ -330,6 +344,9 @@ TABLES = {
     "Postponing.md": "# Postponing\n\n## Availability\n\n| Viewing mode | Shown? |\n"
     "| --- | --- |\n| Reading mode | ✅ |\n| Source mode | ❌ |\n\n## Hiding it\n\n"
     "Use the `hide postpone button` instruction to hide the postpone button.\n",
+    "CSS variables.md": "# CSS variables\n\n| Variable | Description |\n| --- | --- |\n"
+    + "".join(f"| `--swatch-{n}` | Colour {n} of the palette |\n" for n in range(80))
+    + "| `--heading-glow` | Glow drawn around headings when they are hovered |\n",
     "Daily/2026-01-05.md": "Tidied the garden shed.\n",  # the tests' "today"
 }
 
@@ -342,6 +359,10 @@ async def test_a_table_row_answers_with_the_names_of_its_columns(
         sizes = done_of(await ask(index, ExtractiveAnswerer(), question))
         question = "Is the postpone button shown in reading mode?"
         modes = done_of(await ask(index, ExtractiveAnswerer(), question))
+        question = "Which CSS variable sets the glow around hovered headings?"
+        glow = done_of(await ask(index, ExtractiveAnswerer(), question))
+        [hit] = index.searcher.search("heading glow hovered", limit=1)
+        assert hit.chunk_index > 0  # the row's chunk is not the header's
     # Which size is whose: the row alone ("Maximum file size | 5 MB | 200 MB") doesn't say.
     assert sizes.answer.splitlines()[0] == (
         "Maximum file size — Sync Standard: 5 MB; Sync Plus: 200 MB [[Sync plans#Plans]]"
@@ -349,6 +370,11 @@ async def test_a_table_row_answers_with_the_names_of_its_columns(
     # "Shown?" names a column: the row asks nothing, so it is not read on into the next row
     # as a question of the notes would be.
     assert modes.answer.startswith("Reading mode — Shown?: ✅ [[Postponing#Availability]]")
+    # The row is in a chunk cut from the table far below its header: the header still names
+    # its columns.
+    assert glow.answer.startswith(
+        "`--heading-glow` — Description: Glow drawn around headings when they are hovered"
+    ), glow.answer
 
 
 @pytest.mark.parametrize(

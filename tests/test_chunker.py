@@ -348,6 +348,27 @@ def test_a_long_section_is_embedded_in_overlapping_windows(tokens: ChunkSizes) -
         assert last_sentence in context and not after.body.startswith(last_sentence)
 
 
+def test_a_window_opening_inside_a_table_embeds_and_records_its_header(
+    tokens: ChunkSizes,
+) -> None:
+    rows = "".join(f"| `--swatch-{n}` | Colour {n} of the palette |\n" for n in range(90))
+    header = "| Variable | Description |\n| --- | --- |"
+    note = parse(f"# Palette\n\nThe swatches.\n\n{header}\n{rows}\nAfter the table.\n")
+    chunks = chunk_note(note, tokens)
+    assert len(chunks) >= 3
+    assert all(tokens.measure(chunk.embed_text) <= tokens.max_size for chunk in chunks)
+    inside = [chunk for chunk in chunks if chunk.body.startswith("| `--swatch-")]
+    assert inside  # windows cut from the table, below its header
+    for chunk in inside:
+        # Its rows alone don't say what their cells are: the header is embedded before them
+        # and recorded, never added to the body (the chunks rebuild the note).
+        assert chunk.table_header == header
+        assert "Variable | Description" in chunk.embed_text.split("--swatch-")[0]
+        assert "Variable" not in chunk.body
+    assert not chunks[0].table_header  # the header's own window
+    assert_nothing_lost(note, chunks, tokens)
+
+
 def test_what_is_embedded_is_the_text_a_reader_sees() -> None:
     text = (
         "# Venom\n%% do not edit this section %%\n"

@@ -172,6 +172,7 @@ class Ingest:
             embedding_model=self.model_name,
             page=chunk.page,
             properties=chunk.properties,
+            table_header=chunk.table_header,
             open_tasks=open_tasks(chunk.body),
         )
 

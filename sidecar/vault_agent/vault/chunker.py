@@ -40,7 +40,8 @@ HEADING_SEPARATOR = " > "
 #: 8: a chunk records how many of its tasks are still open (`open_tasks`, to filter on).
 #: 9: a long line is no longer cut inside "1.9.4" or "main.js" (a full stop not followed by
 #: a space ends no sentence).
-CHUNKS_VERSION = 9
+#: 10: a window opening inside a table embeds that table's header, and records it.
+CHUNKS_VERSION = 10
 #: Markdown longer than this many characters per unit of the chunk size (more than any script
 #: averages per token) is split without measuring it whole.
 _TOO_LONG_FACTOR = 16
@@ -48,6 +49,8 @@ _TOO_LONG = 1 << 40
 #: What ends a sentence in scripts written with spaces (Latin's, Hindi's danda, Arabic's and
 #: Urdu's) and in CJK (no space after): chunks and the answer's quotes split at them.
 SPACED_FULL_STOPS = ".!?।॥؟۔"
+#: A table's rule, under its header row: "| --- | :-: |".
+_TABLE_RULE = re.compile(r"^\|?[\s:|-]*-[\s:|-]*\|?$")
 WIDE_FULL_STOPS = "。！？"
 #: A sentence's last mark, and the quotes or brackets that may close after it.
 _END = f"[{SPACED_FULL_STOPS}…{WIDE_FULL_STOPS}]"
@@ -101,6 +104,7 @@ class Chunk(BaseModel):
     body: str
     embed_text: str  # folder + title + heading path (+ the window before) + the body's text
     page: int | None = None  # PDFs: the page the chunk is on
+    table_header: str = ""  # a body opening inside a table: that table's header row and rule
     properties: list[str] = []  # chunk 0: the note's properties as "key: value" lines
 
 
@@ -129,15 +133,17 @@ def chunk_note(note: Note, sizes: ChunkSizes | None = None) -> list[Chunk]:
         title = "\n".join([*named, *facts]) if group is groups[0] else "\n".join(named)
         head = _fitted_head(_head(title, group.heading), reader)
         # An empty section still gets its chunk: the heading alone is worth finding.
-        for body, reading, context in _windows(head, group, reader) or [("", "", "")]:
+        for window in _windows(head, group, reader) or [_Window("", "", "")]:
+            context, reading = window.context, window.reading
             text = f"{context}\n{reading}" if context else reading
             chunks.append(
                 Chunk(
                     chunk_index=len(chunks),
                     heading=group.heading,
-                    body=body,
+                    body=window.body,
                     embed_text=f"{head}\n\n{text}" if text else head,
                     page=group.page,
+                    table_header=window.table_header,
                 )
             )
     if not chunks:
@@ -304,9 +310,22 @@ def _fits(title: str, group: _Group, addition: _Group, reader: _Reader) -> bool:
     return reader.joined(head, merged) <= reader.sizes.max_size
 
 
-def _windows(head: str, group: _Group, reader: _Reader) -> list[tuple[str, str, str]]:
-    """(body, its reading text, context before it) of each chunk of `group`: the whole group
-    when it fits, else windows that leave room for `overlap` of the window before."""
+@dataclass(frozen=True)
+class _Window:
+    """One chunk's body, its reading text, the context embedded before it, and the header of
+    the table it opens inside of ("" for none)."""
+
+    body: str
+    reading: str
+    context: str
+    table_header: str = ""
+
+
+def _windows(head: str, group: _Group, reader: _Reader) -> list[_Window]:
+    """The chunks of `group`: the whole group when it fits, else windows that leave room for
+    `overlap` of the window before. A window opening inside a table has that table's header
+    as its context instead (when it fits there): its rows alone don't say what their cells
+    are ("| 5 MB | 200 MB |" of which plans?)."""
     body = group.body().strip()
     if not body:
         return []
@@ -314,18 +333,46 @@ def _windows(head: str, group: _Group, reader: _Reader) -> list[tuple[str, str, 
     # The body's own size may take what the head and the blank line after it leave.
     budget = sizes.max_size - reader.measure(head + "\n\n") + reader.overhead
     if group.size(reader) <= budget:
-        return [(body, group.reading(), "")]
+        return [_Window(body, group.reading(), "")]
     if reader.size(body) <= budget:
-        return [(body, reader.part(body).reading, "")]
+        return [_Window(body, reader.part(body).reading, "")]
     # Pieces are measured as markdown, never shorter than its reading text: parsing every
     # candidate piece would cost more than the windows it saves.
     room = budget - sizes.overlap - reader.line_break if sizes.overlap else budget
     pieces = split_text(body, max(room, 1), reader.measure)
-    windows = [(pieces[0], reader.part(pieces[0]).reading, "")]
+    headers = _table_headers(body)
+    windows = [_Window(pieces[0], reader.part(pieces[0]).reading, "")]
+    start = 0
     for before, piece in pairwise(pieces):
-        context = _tail(reader.part(before).reading, sizes.overlap, reader.measure)
-        windows.append((piece, reader.part(piece).reading, context))
+        start = body.find(piece, start + len(before))
+        header = headers.get(body.rfind("\n", 0, start) + 1, "") if start >= 0 else ""
+        context = reader.part(header).reading if header else ""
+        if not context or reader.measure(context) > sizes.overlap:
+            context = _tail(reader.part(before).reading, sizes.overlap, reader.measure)
+        windows.append(_Window(piece, reader.part(piece).reading, context, header))
     return windows
+
+
+def _table_headers(body: str) -> dict[int, str]:
+    """Where each row of a table under a header starts in `body` -> that table's header row
+    and rule (markdown). A table is lines opening with "|"; its header is the first, when a
+    rule ("|---|---|") comes right under it."""
+    headers: dict[int, str] = {}
+    lines = body.splitlines(keepends=True)
+    header = ""
+    offset = 0
+    for number, line in enumerate(lines):
+        text = line.strip()
+        if not text.startswith("|"):
+            header = ""
+        elif header:
+            headers[offset] = header
+        elif number + 1 < len(lines) and _TABLE_RULE.match(lines[number + 1].strip()):
+            above = lines[number - 1].strip() if number else ""
+            if not above.startswith("|"):
+                header = f"{text}\n{lines[number + 1].strip()}"
+        offset += len(line)
+    return headers
 
 
 def _tail(text: str, size: int, measure: Callable[[str], int]) -> str:

@@ -132,7 +132,7 @@ def held_by_note(kind: str, context: ToolsContext) -> tuple[NoteRef, list[Unit]]
     units = [
         unit
         for chunk in chunks
-        for unit in split_units(chunk.body, chunk.heading)
+        for unit in split_units(chunk.body, chunk.heading, chunk.table_header)
         if not (unit.navigation or unit.label)
     ]
     return NoteRef(file=chunks[0].file, title=chunks[0].title), units

@@ -112,7 +112,7 @@ def _whole_list(quote: Quote, passages: list[Passage]) -> Quote | None:
     )
     if chunk is None:
         return None
-    units = split_units(chunk.body, chunk.heading)
+    units = split_units(chunk.body, chunk.heading, chunk.table_header)
     at = next((i for i, unit in enumerate(units) if unit.position == quote.unit.position), None)
     if at is None or units[at].step != quote.unit.step:
         return None

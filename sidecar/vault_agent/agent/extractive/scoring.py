@@ -188,7 +188,10 @@ def scored(
         # it is about: "Who is Priya?" is answered by "Engineering manager for the data
         # platform group...", not by her "Out on leave 2026-12-18...".
         lead_pending = of_named and passage.hit.chunk_index == 0 and not asks_for
-        for unit in [*property_units(chunk.properties), *split_units(chunk.body, chunk.heading)]:
+        for unit in [
+            *property_units(chunk.properties),
+            *split_units(chunk.body, chunk.heading, chunk.table_header),
+        ]:
             lead = lead_pending and not (unit.fact or unit.label or unit.navigation)
             lead_pending = lead_pending and not lead
             if unit.navigation or (plan.open_tasks and unit.closed_task):

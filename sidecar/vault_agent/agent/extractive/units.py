@@ -117,8 +117,10 @@ def property_units(lines: list[str]) -> list[Unit]:
     ]
 
 
-def split_units(body: str, heading: str) -> list[Unit]:
-    """`body` (a chunk under `heading`) as quotable units, in order."""
+def split_units(body: str, heading: str, table_header: str = "") -> list[Unit]:
+    """`body` (a chunk under `heading`) as quotable units, in order. `table_header`: the
+    header row and rule of the table the body opens inside of (a chunk cut from a long
+    table), whose columns name the cells of its first rows."""
     text = _COMMENT.sub(" ", body)
     path = heading.split(HEADING_SEPARATOR) if heading else []
     units: list[Unit] = []
@@ -132,6 +134,9 @@ def split_units(body: str, heading: str) -> list[Unit]:
     may_label: int | None = None
     label = ""
     table: _Table | None = None  # the table being read
+    if table_header and body.lstrip().startswith("|"):
+        columns = _cells(table_header.split("\n", 1)[0])
+        table = _Table(columns, first_unit=0, columns=columns, rows=2)
 
     def add(
         piece: str,

@@ -83,6 +83,10 @@ class ChunkPayload(BaseModel):
     open_tasks: int = Field(
         default=0, ge=0, description="Checkboxes of the chunk still open (`- [ ]`; vault/tasks.py)."
     )
+    table_header: str = Field(
+        default="",
+        description="A body opening inside a table: the table's header row and rule (markdown).",
+    )
 
 
 class SparseVector(BaseModel):
