@@ -37,8 +37,8 @@ from urllib.parse import unquote
 
 from vault_agent.vault.graph_indexes import (
     Stale,
-    add,
     add_dependents,
+    add_new,
     backrefs_of,
     discard,
     merge,
@@ -129,10 +129,10 @@ class LinkGraph:
         file = sys.intern(file)
         self._changed.add(file)
         stale: Stale = {file: None}
-        if file not in self._targets:
+        if file not in self._targets:  # so under no path, name or alias yet
             by_path, by_name = self._lookups()
-            add(by_path, fold(file), file)
-            add(by_name, name_key(file), file)
+            add_new(by_path, fold(file), file)
+            add_new(by_name, name_key(file), file)
             if mark:
                 self._mark(stale, name_key(file))
         else:
@@ -141,8 +141,8 @@ class LinkGraph:
         new_aliases = {fold(alias.strip()) for alias in aliases if alias.strip()}
         for alias in old_aliases - new_aliases:
             discard(self._by_alias, alias, file)
-        for alias in new_aliases - old_aliases:
-            add(self._by_alias, alias, file)
+        for alias in new_aliases - old_aliases:  # under those it is not yet
+            add_new(self._by_alias, alias, file)
         for alias in old_aliases ^ new_aliases if mark else ():
             self._mark(stale, alias)
         if new_aliases:
@@ -200,8 +200,8 @@ class LinkGraph:
         for file, file_aliases in aliases.items():
             if file in self._targets and file_aliases:
                 self._aliases[file] = tuple(file_aliases)
-                for alias in file_aliases:
-                    add(self._by_alias, alias, file)
+                for alias in dict.fromkeys(file_aliases):  # each file comes once
+                    add_new(self._by_alias, alias, file)
 
     def pending_changes(self) -> set[str]:
         """What `take_changed` would return, left in place."""
