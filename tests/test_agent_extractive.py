@@ -988,6 +988,57 @@ async def test_a_release_question_is_answered_by_the_first_release_that_tells_of
     assert done.answer.splitlines()[0].endswith("[[v1.4.0#Canvas]]"), done.answer
 
 
+@pytest.mark.parametrize(
+    ("question", "opening"),
+    [
+        (
+            "What did I write in my latest daily note?",
+            "2026-11-12: [[Daily/2026-11-12]], the newest of 10 notes in Daily. It holds:",
+        ),
+        (
+            "When was my first daily note?",
+            "2026-10-27: [[Daily/2026-10-27]], the oldest of 10 notes in Daily. It holds:",
+        ),
+        (
+            "What was my most recent meeting about?",
+            "2026-11-10: [[Meetings/2026-11-10 Tidepool Retro]], the newest of 3 notes in "
+            "Meetings. It holds:",
+        ),
+    ],
+)
+async def test_the_newest_or_oldest_note_of_a_series_answers_when_it_is_what_is_asked(
+    agent_index: VaultIndex, question: str, opening: str
+) -> None:
+    # Search ranks notes by their words, and no daily note's words are "latest daily note":
+    # before, the notes "didn't seem to cover" it, and the first daily note was 2 November.
+    done = done_of(await ask(agent_index, ExtractiveAnswerer(), question))
+    lines = done.answer.splitlines()
+    assert lines[0] == opening, done.answer
+    note = opening.split("[[")[1].split("]]")[0]
+    assert lines[2].startswith("- ") and f"[[{note}#" in lines[2]  # what it holds, cited
+
+
+async def test_a_last_time_question_naming_what_was_done_is_not_asked_of_the_newest_note(
+    agent_index: VaultIndex,
+) -> None:
+    # "Gus" is in nine of the ten daily notes, "feed" in four: the newest note that bears on
+    # feeding answers, not the newest note.
+    done = done_of(await ask(agent_index, ExtractiveAnswerer(), "When did I last feed Gus?"))
+    assert "the newest of" not in done.answer and "Daily/2026-11-12" not in done.answer
+
+
+async def test_the_latest_release_is_the_highest_version_at_the_changelogs_top(
+    changelog: VaultIndex,
+) -> None:
+    done = done_of(await ask(changelog, ExtractiveAnswerer(), "What's new in the latest release?"))
+    # 1.10.0 is newer than 1.9.0 (numbers, not strings); the notes outside the series (the
+    # guide, the plans, the daily note) are none of its six.
+    first = done.answer.splitlines()[0]
+    assert first == "1.10.0: [[v1.10.0]], the newest of 6 notes at the top of the vault. It holds:"
+    done = done_of(await ask(changelog, ExtractiveAnswerer(), "When was the very first release?"))
+    assert done.answer.startswith("1.2.0: [[v1.2.0]], the oldest of 6 notes"), done.answer
+
+
 #: Many releases fixing a feature in the question's words, after the one that introduced it.
 RANDOM_NOTE_RELEASES = {
     "v0.5.2.md": "## Shiny new things\n- Another new plugin: Open random note. It does what it "

@@ -26,7 +26,14 @@ from vault_agent.agent.extractive.collections import (
     held_by_note,
     row,
 )
-from vault_agent.agent.extractive.compose import NOTHING, absent, compose, holding, listing
+from vault_agent.agent.extractive.compose import (
+    NOTHING,
+    absent,
+    compose,
+    holding,
+    in_series,
+    listing,
+)
 from vault_agent.agent.extractive.lists import (
     TASK_PASSAGES,
     asks_whole,
@@ -39,12 +46,18 @@ from vault_agent.agent.extractive.lists import (
 from vault_agent.agent.extractive.plan import SearchPlan
 from vault_agent.agent.extractive.read_on import ANSWER_UNITS, read_on
 from vault_agent.agent.extractive.scoring import Quote, note_ref, scored
-from vault_agent.agent.extractive.units import ANSWER_WIDE_CHARS, ANSWER_WORDS, says_something
+from vault_agent.agent.extractive.series import SeriesNote, series_note
+from vault_agent.agent.extractive.units import (
+    ANSWER_WIDE_CHARS,
+    ANSWER_WORDS,
+    Unit,
+    says_something,
+)
 from vault_agent.agent.reader import ToolsContext
 from vault_agent.agent.tools import EARLIEST_DAY
 from vault_agent.index.search.hints import QueryHints
 from vault_agent.index.search.hits import SearchHit
-from vault_agent.index.search.searcher import Passage
+from vault_agent.index.search.searcher import Passage, Retrieval
 from vault_agent.index.store.protocol import SearchFilter
 from vault_agent.vault.chunker import wide_chars
 
@@ -77,6 +90,8 @@ DATED_WITHIN = 0.08
 #: the closest one: the release introducing a feature ("Introducing Canvas") reads further
 #: from the question than the later ones that changed it, in the question's own words.
 INTRODUCED_WITHIN = 0.15
+#: Units of a series' newest (oldest) note shown, at most.
+SERIES_UNITS = 6
 #: A unit below the best by more than this does not bear on the question.
 FLOOR_BELOW_BEST = 0.18
 #: Nor does one under this cosine, whatever the best.
@@ -98,6 +113,8 @@ class Answer:
     seen: list[NoteRef]
     query: str
     passages: int
+    opened_by: str = ""
+    """The note of the answer's first quote ("" when none answers)."""
 
 
 def answer(plan: SearchPlan, context: ToolsContext) -> Answer:
@@ -117,7 +134,6 @@ def answer(plan: SearchPlan, context: ToolsContext) -> Answer:
         )
         for query in plan.queries
     ]
-    found = searches[0]
     # Each search's best passages first, in turns, so no search's tail crowds out another.
     passages = [p for rank in zip_longest(*(s.passages for s in searches)) for p in rank if p]
 
@@ -146,6 +162,27 @@ def answer(plan: SearchPlan, context: ToolsContext) -> Answer:
     passages = _unique(passages)
     if not passages:
         return Answer(NOTHING, [], plan.query, 0)
+    quoted = _quoted(plan, context, searches, passages, subject, listed)
+    # "What did I write in my latest daily note?": that note, whatever search ranks first,
+    # unless the answer quotes it already ("...and why did it stop?": what it says of that).
+    latest = series_note(plan, passages, context)
+    if latest is not None and quoted.opened_by != latest.note.file:
+        return _of_series(latest, plan)
+    return quoted
+
+
+def _quoted(
+    plan: SearchPlan,
+    context: ToolsContext,
+    searches: list[Retrieval],
+    passages: list[Passage],
+    subject: set[str],
+    listed: bool,
+) -> Answer:
+    """The answer quoting the units of `passages` that answer `plan`'s question (`subject`:
+    the notes a follow-up is about; `listed`: the open tasks asked for are among them), or
+    saying the notes don't seem to cover it."""
+    found = searches[0]
     closest = _closest_notes([passage.hit for passage in found.passages or passages])
     # Retrieval's confidence is for questions that stand alone: a follow-up about the notes
     # just cited ("what advice did she give?") is vague by nature; its quotes must still
@@ -212,7 +249,8 @@ def answer(plan: SearchPlan, context: ToolsContext) -> Answer:
     )
     dated = plan.order is not None or plan.over_days or listed
     text = compose(first, kept, dated, unsure)
-    return Answer(text, [quote.ref for quote in kept], plan.query, len(passages))
+    seen = [quote.ref for quote in kept]
+    return Answer(text, seen, plan.query, len(passages), opened_by=first[0].ref.file)
 
 
 def _of_kind(plan: SearchPlan, context: ToolsContext) -> Answer | None:
@@ -233,6 +271,17 @@ def _of_kind(plan: SearchPlan, context: ToolsContext) -> Answer | None:
     return Answer(text, [ref for ref, _ in rows], plan.query, len(notes))
 
 
+def _of_series(found: SeriesNote, plan: SearchPlan) -> Answer:
+    """The newest (oldest) note of a series, and what it holds, each unit cited to its
+    heading."""
+    rows = [_under_heading(found.note, unit) for unit in found.units[:SERIES_UNITS]]
+    newest = plan.order == "newest"
+    text = in_series(
+        found.note, found.named, newest, found.count, found.folder, rows, len(found.units)
+    )
+    return Answer(text, _seen(found.note, rows), plan.query, 1)
+
+
 def _held(plan: SearchPlan, context: ToolsContext) -> Answer | None:
     """What the note `plan` asks the contents of holds, its units in order, each cited to
     its heading; None when no note is so named, or it holds nothing to quote."""
@@ -240,18 +289,23 @@ def _held(plan: SearchPlan, context: ToolsContext) -> Answer | None:
     if held is None or not held[1]:
         return None
     note, units = held
-    rows = [
-        (
-            note.model_copy(update={"heading": "" if unit.heading == note.title else unit.heading}),
-            unit.text,
-        )
-        for unit in units[:LISTED]
-    ]
-    seen: list[NoteRef] = []
+    rows = [_under_heading(note, unit) for unit in units[:LISTED]]
+    return Answer(holding(note, rows, len(units)), _seen(note, rows), plan.query, 1)
+
+
+def _under_heading(note: NoteRef, unit: Unit) -> tuple[NoteRef, str]:
+    """A unit of `note`, with the citation of the heading it sits under."""
+    heading = "" if unit.heading == note.title else unit.heading
+    return note.model_copy(update={"heading": heading}), unit.text
+
+
+def _seen(note: NoteRef, rows: list[tuple[NoteRef, str]]) -> list[NoteRef]:
+    """The note and sections `rows` cite, each once, in order."""
+    seen = [note]
     for ref, _ in rows:
         if ref not in seen:
             seen.append(ref)
-    return Answer(holding(note, rows, len(units)), seen, plan.query, 1)
+    return seen
 
 
 def _stands_out(best: Quote, quotes: list[Quote]) -> bool:

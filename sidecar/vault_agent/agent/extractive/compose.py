@@ -99,6 +99,25 @@ def holding(note: NoteRef, rows: list[tuple[NoteRef, str]], total: int) -> str:
     return _bulleted(opening, items, remainder, total > len(rows))
 
 
+def in_series(
+    note: NoteRef,
+    named: str,
+    newest: bool,
+    count: int,
+    folder: str,
+    rows: list[tuple[NoteRef, str]],
+    total: int,
+) -> str:
+    """The newest (oldest, not `newest`) of a series of `count` notes kept in `folder`, named
+    by `named` (its date or version), and what it holds (`rows`, of its `total` units)."""
+    which = "newest" if newest else "oldest"
+    where = f"in {folder}" if folder else "at the top of the vault"
+    opening = f"{named}: {cite(note)}, the {which} of {count} notes {where}. It holds:"
+    items = [f"{clip(said)} {cite(ref)}" for ref, said in rows]
+    remainder = f"… and {total - len(rows)} more in {cite(note)}"
+    return _bulleted(opening, items, remainder, total > len(rows))
+
+
 def _bulleted(opening: str, items: list[str], remainder: str, more: bool) -> str:
     """`opening`, then `items` as a bulleted list (and `remainder`, when there are `more`),
     then the disclaimer."""

@@ -530,8 +530,12 @@ def _own_day(text: str) -> str | None:
 
 
 def _version_of(chunk: ChunkPayload) -> tuple[int, ...] | None:
+    return named_version(chunk.title)
+
+
+def named_version(title: str) -> tuple[int, ...] | None:
     """The version a note is named by ("v1.13.5", "Release 2.0"), as numbers to compare."""
-    named = _VERSION.search(chunk.title)
+    named = _VERSION.search(title)
     return tuple(int(part) for part in named.group(1).split(".")) if named else None
 
 
