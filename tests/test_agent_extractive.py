@@ -996,6 +996,10 @@ async def test_a_release_question_is_answered_by_the_first_release_that_tells_of
             "2026-11-12: [[Daily/2026-11-12]], the newest of 10 notes in Daily. It holds:",
         ),
         (
+            "What was my last journal entry about?",
+            "2026-11-12: [[Daily/2026-11-12]], the newest of 10 notes in Daily. It holds:",
+        ),
+        (
             "When was my first daily note?",
             "2026-10-27: [[Daily/2026-10-27]], the oldest of 10 notes in Daily. It holds:",
         ),

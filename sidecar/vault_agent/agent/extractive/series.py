@@ -12,7 +12,8 @@ The series is the notes under the folder of the best dated or versioned note sea
 inside the series, not series of their own), those named by a date or version as it is. The
 question names no topic when each of its words (past generic and order words, which
 `Analyzer.subject_terms` drops) names the series' folder or the vault, names what a series
-of versions is ("release", `VERSIONED_KINDS`), or is written in most of the series' notes
+of dates or versions is ("journal", "release": `DATED_KINDS`, `VERSIONED_KINDS`) or one of
+its notes ("entry", `ENTRY_WORDS`), or is written in most of the series' notes
 (`COMMON_SHARE`: "Gus" in a sourdough journal). "When did I last feed Gus?" names what was
 done: its answer is the newest note that tells of feeding (answerer.py), not the newest note.
 """
@@ -49,6 +50,25 @@ VERSIONED_KINDS = {
     "es": "versión versiones lanzamiento actualización",
     "ru": "версия версии релиз обновление",
     UNSPACED: "版本 发布 更新 バージョン リリース アップデート 버전 릴리스 업데이트",
+}
+#: What a series of notes named by dates is called.
+DATED_KINDS = {
+    "en": "journal journals diary daily day log logbook",
+    "de": "tagebuch journal täglich tagesnotiz",
+    "fr": "journal quotidien quotidienne",
+    "es": "diario bitácora",
+    "ru": "дневник журнал",
+    UNSPACED: "日记 日記 日志 日誌 日報 일기",
+}
+#: What one note of a series is, and what asks for its contents ("my last journal *entry*",
+#: "what did we *discuss* at the most recent meeting?"), where the generic words
+#: (`Analyzer.subject_terms`) don't have them.
+ENTRY_WORDS = {
+    "en": "entry entries post posts page pages issue issues episode episodes discuss "
+    "discussed talk talked",
+    "de": "eintrag einträge beitrag seite besprochen",
+    "fr": "entrée entrées article page discuté",
+    "es": "entrada entradas página hablamos",
 }
 _TEMPLATE = re.compile(r"template", re.IGNORECASE)
 _DIGITS = re.compile(r"\d")
@@ -133,8 +153,9 @@ def _names_no_topic(
     asked = set(analyzer.subject_terms(question, query=True))
     place = " ".join([*PurePosixPath(folder).parts, context.vault_root.name])
     asked -= set(analyzer.terms(place.replace("-", " ").replace("_", " ")))
-    if not dated:
-        asked -= {term for words in VERSIONED_KINDS.values() for term in analyzer.terms(words)}
+    asked -= {term for words in ENTRY_WORDS.values() for term in analyzer.terms(words)}
+    kinds = DATED_KINDS if dated else VERSIONED_KINDS
+    asked -= {term for words in kinds.values() for term in analyzer.terms(words)}
     if not asked:
         return True
     sample = members[-SAMPLED:]
