@@ -7,7 +7,6 @@ looked up. Unsaved editor content (the active note) is passed in as an override 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
@@ -21,11 +20,7 @@ from vault_agent.index.vault_index import VaultIndex
 from vault_agent.vault.chunker import HEADING_SEPARATOR
 from vault_agent.vault.files import PathOutsideVaultError, is_note, resolve_in_vault
 from vault_agent.vault.graph import LinkGraph
-
-# The heading's text runs to the line's end; its closing "#"s and spaces are then cut off. A
-# lazy text before them tried the rest of the line from each of its characters: a heading line
-# of 20,000 characters of " #" took 4.7 s (quadratic).
-_HEADING = re.compile(r"^(#{1,6})[ \t]+(.+)$")
+from vault_agent.vault.markdown import atx_heading
 
 
 class ToolError(Exception):
@@ -146,11 +141,10 @@ def heading_paths(markdown: str) -> list[tuple[int, str]]:
             marker = stripped[:3]
             fence = "" if fence == marker else (fence or marker)
             continue
-        match = _HEADING.match(line)
-        if fence or match is None:
+        heading = None if fence else atx_heading(line)
+        if heading is None:
             continue
-        written = match.group(2)
-        level, text = len(match.group(1)), (written.rstrip(" \t#") or written[:1]).strip()
+        level, text = heading
         while stack and stack[-1][0] >= level:
             stack.pop()
         stack.append((level, text))

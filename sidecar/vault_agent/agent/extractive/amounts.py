@@ -36,10 +36,11 @@ _NUMBER = re.compile(r"(?<![A-Za-z\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff\d])\d"
 #: A release's number: three parts ("7.20.0"), or "v" and two or more ("v1.4").
 _RELEASE = re.compile(r"\bv\d+(?:\.\d+)+\b|\b\d+\.\d+\.\d+\b", re.IGNORECASE)
 #: Money: a currency's sign or code beside a number ("640 €", "$25", "EUR 40"), a currency
-#: named after a number ("40 dollars"), or what costs nothing ("free").
+#: named after a number ("40 dollars"), or what costs nothing ("free"). A number is read from
+#: its first digit only: read from each digit of a run, 8,000 digits took 4.7 s.
 _CURRENCY = r"[$€£¥₹₽₩]|\b(?:USD|EUR|GBP|JPY|CNY|RMB|RUB|INR|CHF|CAD|AUD)\b"
 _MONEY = re.compile(
-    rf"(?:{_CURRENCY})\s?\d|\d[\d.,]*\s?(?:{_CURRENCY}|(?:dollars?|euros?|pounds?|yen|yuan|"
+    rf"(?:{_CURRENCY})\s?\d|(?<![\d.,])[.,]?\d[\d.,]*\s?(?:{_CURRENCY}|(?:dollars?|euros?|pounds?|yen|yuan|"
     r"rupees?|francs?|Euro|евро|рубл\w*|доллар\w*|円|元|원)\b)|"
     r"\b(?:free|gratis|gratuit\w*|kostenlos|gratuito|бесплатн\w*)\b|無料|免费|免費",
     re.IGNORECASE,
