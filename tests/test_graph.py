@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from conftest import EXAMPLE_VAULT, shared_data
+from vault_agent.vault import graph as graph_module
 from vault_agent.vault.graph import LinkGraph
 from vault_agent.vault.notes import Note, parse_note
 
@@ -427,3 +428,43 @@ def test_restore_refuses_a_state_whose_parts_dont_line_up() -> None:
     with pytest.raises(ValueError, match="line up"):
         empty.restore(state._replace(resolved=[[None]]))
     assert empty.files() == set()  # left untouched
+
+
+def test_links_among_many_namesakes_resolve_as_among_a_few(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Past a few files of one name a bare link's is looked up by path and remembered
+    # (`LinkGraph._among_namesakes`): it must pick what reading them all picks, as files of
+    # that name come and go, in any case and with or without ".md".
+    rng = random.Random(11)
+    folders = ["", "a", "A", "a/b", "c", "c/d/e", "Z", "docs", "docs/x", "q", "r", "s"]
+    names = ["README", "readme", "Readme.md", "index"]
+    links = ["README", "readme.md", "index", "INDEX.md", "x/README", "Readme"]
+    graph = LinkGraph()
+    present: list[str] = []
+    for step in range(600):
+        file = f"{rng.choice(folders)}/{rng.choice(names)}".lstrip("/")
+        file = file if file.endswith(".md") else f"{file}.md"
+        if file in present and rng.random() < 0.4:
+            graph.remove_file(file)
+            present.remove(file)
+        else:
+            graph.set_file(file, [], [rng.choice(links)])
+            if file not in present:
+                present.append(file)
+        if step % 25:
+            continue
+        for source in [*present, "elsewhere/note.md"]:
+            for link in links:
+                found = graph.resolve(link, source)
+                with monkeypatch.context() as reading_all:
+                    reading_all.setattr(graph_module, "FEW_NAMESAKES", 10**9)
+                    assert graph.resolve(link, source) == found, (link, source)
+    assert len(present) > graph_module.FEW_NAMESAKES  # the fast path was taken
+    fresh = LinkGraph()
+    with monkeypatch.context() as reading_all:
+        reading_all.setattr(graph_module, "FEW_NAMESAKES", 10**9)
+        state = graph.export()
+        for file, targets in zip(state.files, state.targets, strict=True):
+            fresh.set_file(file, [], targets)
+    assert snapshot(graph) == snapshot(fresh)

@@ -39,6 +39,7 @@ from vault_agent.vault.graph_indexes import (
     Stale,
     add_dependents,
     add_new,
+    among_namesakes,
     backrefs_of,
     discard,
     merge,
@@ -53,6 +54,10 @@ from vault_agent.vault.link_names import (
     pick,
     strip_md,
 )
+
+#: Past this many files of one name, a bare link's is found by path and remembered
+#: (`graph_indexes.among_namesakes`), not looked for among them all.
+FEW_NAMESAKES = 8
 
 
 class GraphState(NamedTuple):
@@ -86,6 +91,9 @@ class LinkGraph:
         self._by_path: dict[str, list[str]] | None = {}
         self._by_name: dict[str, list[str]] | None = {}  # name key -> files
         self._by_alias: dict[str, list[str]] = {}
+        # Name key -> folded bare link -> the namesake it resolves to from a folder holding
+        # none of them (`among_namesakes`); dropped with any change to that name's files.
+        self._farthest: dict[str, dict[str, str | None]] = {}
         # Which links to re-resolve when a name or alias appears or goes: key -> file -> the
         # indexes of its links with that key. Name keys and alias keys share one map (a shared
         # key only costs a needless re-resolution). Derived from _targets alone, so it is built
@@ -133,6 +141,7 @@ class LinkGraph:
             by_path, by_name = self._lookups()
             add_new(by_path, fold(file), file)
             add_new(by_name, name_key(file), file)
+            self._farthest.pop(name_key(file), None)
             if mark:
                 self._mark(stale, name_key(file))
         else:
@@ -163,14 +172,19 @@ class LinkGraph:
         by_path, by_name = self._lookups()
         discard(by_path, fold(file), file)
         discard(by_name, name_key(file), file)
+        self._farthest.pop(name_key(file), None)
         aliases = self._aliases.pop(file, ())
         for alias in aliases:
             discard(self._by_alias, alias, file)
         del self._targets[file], self._resolved[file]
         self._changed.discard(file)
+        # Only the links that reached it can change: a link to another file kept the best
+        # of its candidates, and that one is still there. (Resolving every link of its name
+        # again made removing 100 of 1,000 README.md, each linking `[[README]]`, take 146 s.)
         stale: Stale = {}
-        for key in (name_key(file), *aliases):
-            self._mark(stale, key)
+        for source in list(self._refs().get(file, ())):
+            reached = {i for i, dest in enumerate(self._resolved[source]) if dest == file}
+            merge(stale, source, reached)
         self._refresh(stale)
 
     def export(self) -> GraphState:
@@ -264,12 +278,13 @@ class LinkGraph:
             return found
         lowered = fold(target)
         name = lowered.rsplit("/", 1)[-1]
-        candidates = [
-            path
-            for path in self._lookups()[1].get(strip_md(name), ())
-            if ends_with(fold(path), lowered)
-        ]
-        return pick(candidates, folder) or pick(self._by_alias.get(lowered, ()), folder)
+        namesakes = self._lookups()[1].get(strip_md(name), ())
+        if len(namesakes) > FEW_NAMESAKES and "/" not in lowered:
+            by_path = self._lookups()[0]
+            found = among_namesakes(lowered, namesakes, folder, by_path, self._farthest)
+        else:
+            found = pick([path for path in namesakes if ends_with(fold(path), lowered)], folder)
+        return found or pick(self._by_alias.get(lowered, ()), folder)
 
     def _folder_free(self, target: str) -> bool:
         """True when `target` resolves to the same file from every note (a sufficient test):
@@ -313,6 +328,7 @@ class LinkGraph:
         with self._building:
             if self._by_path is None or self._by_name is None:
                 self._by_path, self._by_name = path_and_name_indexes(self._targets)
+                self._farthest = {}
             return self._by_path, self._by_name
 
     def _refs(self) -> dict[str, Counter[str]]:
