@@ -23,8 +23,9 @@ from vault_agent.agent.citations.links import (
 from vault_agent.agent.events import ToolCallEvent, ToolResultEvent
 from vault_agent.agent.extractive import DISCLAIMER, NOT_COVERED, UNSURE, ExtractiveAnswerer
 from vault_agent.agent.extractive.amounts import holds_amount
-from vault_agent.agent.extractive.answerer import _stands_out, answer_first
+from vault_agent.agent.extractive.answerer import _stands_out
 from vault_agent.agent.extractive.compose import compose
+from vault_agent.agent.extractive.opening import answer_first
 from vault_agent.agent.extractive.plan import SearchPlan, plan
 from vault_agent.agent.extractive.question_words import counted
 from vault_agent.agent.extractive.scoring import Quote

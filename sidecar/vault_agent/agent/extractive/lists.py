@@ -1,7 +1,7 @@
 """Answers that are lists, as the notes write them: the open tasks asked for, a section the
 question names, the steps of a numbered list.
 
-The answer opens with one or two quotes (`answerer.answer_first`); some questions are answered
+The answer opens with one or two quotes (`opening.answer_first`); some questions are answered
 by a list instead. "What are my open tasks?" by the open checkboxes found (those of the days it
 names first: "what is due this week?"), "what's left to book for Kyoto?" by the open tasks of
 the note that answers, "what went badly in the retro?" by the units of its "Went badly"
