@@ -124,9 +124,13 @@ def held_by_note(kind: str, context: ToolsContext) -> tuple[NoteRef, list[Unit]]
         for file in context.graph.files()
         if file.endswith(".md") and names(PurePosixPath(file).stem)
     )
-    if not files:
-        return None
-    chunks = sorted(context.store.scroll(SearchFilter(files=files[:1])), key=_chunk_order)
+    return note_units(files[0], context) if files else None
+
+
+def note_units(file: str, context: ToolsContext) -> tuple[NoteRef, list[Unit]] | None:
+    """The indexed note `file` and what it holds: its units in order, links-only lists and
+    labels left out; None when the index holds no chunk of it."""
+    chunks = sorted(context.store.scroll(SearchFilter(files=[file])), key=_chunk_order)
     if not chunks:
         return None
     units = [
@@ -136,6 +140,12 @@ def held_by_note(kind: str, context: ToolsContext) -> tuple[NoteRef, list[Unit]]
         if not (unit.navigation or unit.label)
     ]
     return NoteRef(file=chunks[0].file, title=chunks[0].title), units
+
+
+def is_template(file: str) -> bool:
+    """True for a note whose path says it is a template: a kind's or a journal's template
+    is tagged, typed, linked and filed as its notes are, and is none of them."""
+    return bool(_TEMPLATE.search(file))
 
 
 def _chunk_order(chunk: ChunkPayload) -> int:
@@ -224,7 +234,7 @@ def _firsts(context: ToolsContext, only: SearchFilter) -> list[ChunkPayload]:
     """The first chunk of each note `only` keeps, templates left out: a kind's template is
     tagged, typed and linked as its notes are, and is none of them."""
     firsts = context.store.scroll(only.model_copy(update={"chunk_index": 0}))
-    return [note for note in firsts if not _TEMPLATE.search(note.file)]
+    return [note for note in firsts if not is_template(note.file)]
 
 
 def _in_folder(

@@ -26,10 +26,11 @@ from pathlib import PurePosixPath
 
 from vault_agent.agent.citations.links import NoteRef
 from vault_agent.agent.extractive.amounts import ISO_DATE
+from vault_agent.agent.extractive.collections import is_template, note_units
 from vault_agent.agent.extractive.plan import SearchPlan
 from vault_agent.agent.extractive.question_words import UNSPACED
 from vault_agent.agent.extractive.scoring import named_version
-from vault_agent.agent.extractive.units import Unit, split_units
+from vault_agent.agent.extractive.units import Unit
 from vault_agent.agent.reader import ToolsContext
 from vault_agent.index.search.searcher import Passage
 from vault_agent.index.store.protocol import SearchFilter
@@ -70,7 +71,6 @@ ENTRY_WORDS = {
     "fr": "entrée entrées article page discuté",
     "es": "entrada entradas página hablamos",
 }
-_TEMPLATE = re.compile(r"template", re.IGNORECASE)
 _DIGITS = re.compile(r"\d")
 
 
@@ -118,7 +118,7 @@ def _members(folder: str, dated: bool, context: ToolsContext) -> list[str]:
     placed = (
         (_named_place(file), file)
         for file in context.graph.files()
-        if file.endswith(".md") and _in_folder(file, folder) and not _TEMPLATE.search(file)
+        if file.endswith(".md") and _in_folder(file, folder) and not is_template(file)
     )
     in_order = sorted(
         (_sort_key(place), file)
@@ -130,16 +130,10 @@ def _members(folder: str, dated: bool, context: ToolsContext) -> list[str]:
 
 def _read(chosen: str, folder: str, count: int, context: ToolsContext) -> SeriesNote | None:
     """The note `chosen` of a series of `count` kept in `folder`, with what it holds."""
-    chunks = sorted(context.store.scroll(SearchFilter(files=[chosen])), key=lambda c: c.chunk_index)
-    if not chunks:
+    held = note_units(chosen, context)
+    if held is None:
         return None
-    units = [
-        unit
-        for chunk in chunks
-        for unit in split_units(chunk.body, chunk.heading, chunk.table_header)
-        if not (unit.navigation or unit.label)
-    ]
-    note = NoteRef(file=chosen, title=chunks[0].title)
+    note, units = held
     place = _named_place(chosen)
     named = place if isinstance(place, str) else ".".join(map(str, place or ()))
     return SeriesNote(note, named, count, folder, units)
