@@ -35,7 +35,7 @@ from bench.common import percentile
 from vault_agent.agent.citations.links import find_citations, heading_anchor
 from vault_agent.agent.events import DoneEvent
 from vault_agent.agent.extractive import NOT_COVERED, NOTHING, UNSURE, ExtractiveAnswerer
-from vault_agent.agent.extractive.units import split_units
+from vault_agent.agent.extractive.units import split_units, table_cells
 from vault_agent.agent.loop import run_agent
 from vault_agent.agent.prompts import ActiveNote, neighbourhood_of
 from vault_agent.agent.reader import ToolsContext, heading_paths
@@ -55,7 +55,6 @@ SHARED_VAULTS = REPO.parent / "shared" / "data" / "vaults"
 _MORE = "**More from your notes**"
 _MARKUP = re.compile(r"\[\[[^\]]*\]\]|\*\*|[`_\"*\[\]]")
 _DATE_PREFIX = re.compile(r"^\d{4}-\d{2}-\d{2}: ")
-_TABLE_CELL = re.compile(r"(?<!\\)\|")
 
 
 @dataclass
@@ -265,10 +264,8 @@ def _evidence_first(answer: str, evidence: list[str]) -> bool:
 
 def _row_cells(row: str) -> list[str]:
     """The non-empty cells of a table row, read as `_plain` reads a quote."""
-    cells = _TABLE_CELL.split(row.strip().strip("|"))
-    return [
-        _plain(" ".join(u.text for u in split_units(cell, ""))) for cell in cells if cell.strip()
-    ]
+    cells = table_cells(row)
+    return [_plain(" ".join(u.text for u in split_units(cell, ""))) for cell in cells if cell]
 
 
 def _in_order(parts: list[str], text: str) -> bool:

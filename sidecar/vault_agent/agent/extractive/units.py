@@ -137,7 +137,7 @@ def split_units(body: str, heading: str, table_header: str = "") -> list[Unit]:
     label = ""
     table: _Table | None = None  # the table being read
     if table_header and body.lstrip().startswith("|"):
-        columns = _cells(table_header.split("\n", 1)[0])
+        columns = table_cells(table_header.split("\n", 1)[0])
         table = _Table(columns, first_unit=0, columns=columns, rows=2)
 
     def add(
@@ -245,7 +245,7 @@ def split_units(body: str, heading: str, table_header: str = "") -> list[Unit]:
         elif line.startswith("|"):
             flush()
             intro = None
-            cells = _cells(line)
+            cells = table_cells(line)
             if table is None:  # a table's first row: its columns' names if a rule follows
                 table = _Table(cells, first_unit=len(units))
                 if not _TABLE_RULE.match(line):
@@ -289,7 +289,7 @@ class _Table:
     rows: int = 0
 
 
-def _cells(row: str) -> list[str]:
+def table_cells(row: str) -> list[str]:
     """A table row's cells in place, empty ones kept ("| | a |" is "", "a"); "\\|" is text."""
     inner = row.strip()
     inner = inner[1:] if inner.startswith("|") else inner
