@@ -260,7 +260,6 @@ def split_units(body: str, heading: str, table_header: str = "") -> list[Unit]:
             else:
                 _add_row(add, cells, table.columns, labelled())
             table = replace(table, rows=table.rows + 1)
-            continue
         else:
             quoted = line.lstrip("> ").strip()
             callout = _CALLOUT.match(quoted)
