@@ -22,7 +22,7 @@ from vault_agent.index.search.hits import (
     make_snippet,
 )
 from vault_agent.index.search.related import related_notes
-from vault_agent.index.search.searcher import BOOST_POOL, Searcher
+from vault_agent.index.search.searcher import BOOST_POOL, LEADING_CHUNKS, Searcher
 from vault_agent.index.store.protocol import ChunkPayload, SearchFilter, Store, StoredHit
 from vault_agent.index.vault_index import VaultIndex
 
@@ -91,10 +91,10 @@ def test_hybrid_search_fetches_payloads_only_for_the_chunks_fusion_keeps(
     assert hits == example.searcher.search("when did I feed the sourdough starter", limit=3)
     assert hits[0].file == "Recipes/Sourdough Starter.md"
     # The candidate lists (dense, BM25, a probe per term) came without payloads; one fetch,
-    # of distinct chunks, at most the pool the boosts read.
+    # of distinct chunks, at most the pool the boosts read and the head of each list.
     assert recording.searches_with_payloads == 0
     (fetched,) = recording.fetched
-    assert len(set(fetched)) == len(fetched) <= BOOST_POOL
+    assert len(set(fetched)) == len(fetched) <= BOOST_POOL + 2 * LEADING_CHUNKS
     assert {hit.file for hit in hits} <= {
         payload.file for payload in example.store.payloads(fetched).values()
     }

@@ -75,6 +75,9 @@ FLOOR = 0.2
 #: note's. On the measured answer sets no quote under the floor stands out by 0.2 (English) or
 #: 0.3 (other languages, one at 0.41), so none of their answers changes.
 STANDOUT = 0.3
+#: How far under the sentence floor a quote of the note both retrieval lists agree on, ahead
+#: of every other note's, may still answer (`_agreed_on`).
+AGREED_BELOW_FLOOR = 0.1
 
 
 @dataclass(frozen=True)
@@ -180,7 +183,9 @@ def _quoted(
     if not kept:
         return Answer(absent(closest), closest, plan.query, len(passages))
     below = kept[0].closeness < calibration.sentence_floor
-    if below and not pointed and not _stands_out(kept[0], quotes):
+    if below and not (
+        pointed or _stands_out(kept[0], quotes) or _agreed_on(found, kept[0], quotes)
+    ):
         return Answer(absent(closest), closest, plan.query, len(passages))
     languages = context.searcher.sparse.languages
     if (
@@ -285,6 +290,26 @@ def _stands_out(best: Quote, quotes: list[Quote]) -> bool:
     one: in a vault of one note, or a search that found one, nothing stands out)."""
     others = [quote.score for quote in quotes if quote.ref.file != best.ref.file]
     return bool(others) and best.score - max(others) >= STANDOUT
+
+
+def _agreed_on(found: Retrieval, best: Quote, quotes: list[Quote]) -> bool:
+    """True when `best`, a little under the sentence floor (`AGREED_BELOW_FLOOR`), is of the
+    note both retrieval lists lead with (`Confidence.agreed`) and reads closer than every
+    quote of the other notes. A model's cosines run lower in some languages than in those its floor
+    was set on; two readings agreeing on the note, and its sentence ahead of the others',
+    say the note answers though its words come out far ("¿Cómo me deshago de un grupo de
+    marcadores entero?" and "Para eliminar un grupo de marcadores y todos los marcadores que
+    contiene...", 0.43 under USE's 0.45)."""
+    confidence = found.confidence
+    if not (confidence.agreed and found.passages):
+        return False
+    if best.ref.file != found.passages[0].hit.file:
+        return False
+    if best.closeness < confidence.calibration.sentence_floor - AGREED_BELOW_FLOOR:
+        return False
+    # On the floor's own scale: shared words lift every quote of the note search found first.
+    others = [quote.closeness for quote in quotes if quote.ref.file != best.ref.file]
+    return not others or best.closeness > max(others)
 
 
 def _counts(plan: SearchPlan, kept: list[Quote], context: ToolsContext) -> bool:

@@ -156,6 +156,11 @@ class Confidence:
     """A passage found near the top holds nearly all the query's own words (`covers_query`;
     the search reads the passages for it only when the query would be low confidence
     otherwise)."""
+    agreed: bool = False
+    """The note found first is among the first three of both the meaning (dense) list and the
+    word (BM25) list. Two readings agreeing on it says it is what the query is about: on the
+    English answer sets 0.75 of the answerable questions had it, 0.43 of the unanswerable
+    ones (other languages: 0.80 and 0.42)."""
 
     @property
     def low(self) -> bool:

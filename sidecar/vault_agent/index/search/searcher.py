@@ -14,7 +14,7 @@ chunks instead (`note_vectors.py`).
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import date
 from typing import Any, Literal
@@ -65,6 +65,10 @@ NAMED_RANKS = 3
 QUERY_VECTORS = 32
 #: Chunks fetched when boosting, so a boosted note just below the top can still move up.
 BOOST_POOL = 100
+#: Chunks read from the head of the meaning list and of the word list for `Confidence.agreed`...
+LEADING_CHUNKS = 12
+#: ...and how many of their notes lead each.
+AGREED_NOTES = 3
 
 
 @dataclass(frozen=True)
@@ -206,7 +210,12 @@ class Searcher:
         )
         names_note = names_note or names_day
         confidence = Confidence(
-            ranked.top_cosine, missing, calibration, names_note=names_note, absent_words=unwritten
+            ranked.top_cosine,
+            missing,
+            calibration,
+            names_note=names_note,
+            absent_words=unwritten,
+            agreed=bool(passages) and self._agreed(ranked, passages[0].hit.file),
         )
         if confidence.low:  # only then can the words of a passage found first outweigh it
             covered = covers_query(query, top, self.sparse.analyzer)
@@ -287,17 +296,27 @@ class Searcher:
             # read from every candidate's note (so every candidate's payload is fetched).
             hits = self.notes.rescored(self._with_payloads(fused), query_vector)
             return _Ranked(hits[:fetch], top_cosine, absent, foreign)
-        return _Ranked(self._with_payloads(fused[:fetch]), top_cosine, absent, foreign)
+        # The head of each list is read in the same fetch, for the notes that lead it.
+        kept = fused[:fetch]
+        heads = [[point for point, _ in found[:LEADING_CHUNKS]] for found in ranked]
+        wanted = [point for point, _ in kept] + [point for head in heads for point in head]
+        payloads = self.store.payloads(list(dict.fromkeys(wanted)))
+        leading = tuple(
+            tuple(dict.fromkeys(payloads[p].file for p in head if p in payloads))[:AGREED_NOTES]
+            for head in heads
+        )
+        return _Ranked(_hits(kept, payloads), top_cosine, absent, foreign, leading)
+
+    @staticmethod
+    def _agreed(ranked: _Ranked, first: str) -> bool:
+        """True when the note found first (`first`) is among the notes leading both the
+        meaning and the word list (a question in another language has no word list)."""
+        return len(ranked.leaders) == 2 and all(first in notes for notes in ranked.leaders)
 
     def _with_payloads(self, scored: list[Scored]) -> list[StoredHit]:
         """The chunks of `scored` with their payloads, in order (one the store no longer
         holds, deleted by a sync since it was ranked, is left out)."""
-        payloads = self.store.payloads([point for point, _ in scored])
-        return [
-            StoredHit.model_construct(id=point, score=score, payload=payloads[point])
-            for point, score in scored
-            if point in payloads
-        ]
+        return _hits(scored, self.store.payloads([point for point, _ in scored]))
 
     def _absent(self, sparse: SparseVector, probed: Sequence[Sequence[object]]) -> frozenset[int]:
         """The ids of the query's terms that no chunk (under the filter) holds."""
@@ -354,6 +373,18 @@ class _Ranked:
     """The ids of query terms no chunk holds."""
     foreign_language: str | None = None
     """The query's language, when the notes are in others."""
+    leaders: tuple[tuple[str, ...], ...] = ()
+    """The first `AGREED_NOTES` notes of the meaning list and of the word list, read from
+    their first `LEADING_CHUNKS` chunks (hybrid search in the notes' language only)."""
+
+
+def _hits(scored: list[Scored], payloads: Mapping[str, ChunkPayload]) -> list[StoredHit]:
+    """The chunks of `scored`, in order, with their `payloads` (one without is left out)."""
+    return [
+        StoredHit.model_construct(id=point, score=score, payload=payloads[point])
+        for point, score in scored
+        if point in payloads
+    ]
 
 
 def _with_bonus(fused: list[Scored], bonus: dict[str, float]) -> list[Scored]:
