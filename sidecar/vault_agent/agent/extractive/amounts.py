@@ -35,6 +35,10 @@ ISO_DATE = re.compile(r"\b(\d{4}-\d{2}-\d{2})\b")
 _NUMBER = re.compile(r"(?<![A-Za-z\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff\d])\d")
 #: A release's number: three parts ("7.20.0"), or "v" and two or more ("v1.4").
 _RELEASE = re.compile(r"\bv\d+(?:\.\d+)+\b|\b\d+\.\d+\.\d+\b", re.IGNORECASE)
+#: Nine digits or more in one unbroken run name a thing (an ISBN, a phone or an account
+#: number): an amount that large is written with separators or in words. "How long is the
+#: book?" is answered by its `pages: 528`, not its `isbn: 201483408`.
+_LONG_DIGITS = re.compile(r"(?<!\d)\d{9,}(?!\d)")
 #: Money: a currency's sign or code beside a number ("640 €", "$25", "EUR 40"), a currency
 #: named after a number ("40 dollars"), or what costs nothing ("free"). A number is read from
 #: its first digit only: read from each digit of a run, 8,000 digits took 4.7 s.
@@ -84,10 +88,11 @@ def holds_money(text: str) -> bool:
 
 
 def holds_amount(text: str, languages: Collection[str] = ("en",), often: bool = False) -> bool:
-    """True when `text` writes a number other than a calendar date or a release ("published:
-    2021-04-15" says when, "introduced in Tasks 7.20.0" in which version, neither how much),
+    """True when `text` writes a number other than a calendar date, a release or an
+    identifier ("published: 2021-04-15" says when, "introduced in Tasks 7.20.0" in which
+    version, "isbn13: 9780201483406" which book, none how much),
     in digits or as a word of one of `languages`; with `often`, also how often, in words."""
-    if _NUMBER.search(_RELEASE.sub(" ", ISO_DATE.sub(" ", text))):
+    if _NUMBER.search(_LONG_DIGITS.sub(" ", _RELEASE.sub(" ", ISO_DATE.sub(" ", text)))):
         return True
     if often and _FREQUENCY_WORDS.search(text):
         return True

@@ -295,11 +295,11 @@ def _stands_out(best: Quote, quotes: list[Quote]) -> bool:
 def _agreed_on(found: Retrieval, best: Quote, quotes: list[Quote]) -> bool:
     """True when `best`, a little under the sentence floor (`AGREED_BELOW_FLOOR`), is of the
     note both retrieval lists lead with (`Confidence.agreed`) and reads closer than every
-    quote of the other notes. A model's cosines run lower in some languages than in those its floor
-    was set on; two readings agreeing on the note, and its sentence ahead of the others',
-    say the note answers though its words come out far ("¿Cómo me deshago de un grupo de
-    marcadores entero?" and "Para eliminar un grupo de marcadores y todos los marcadores que
-    contiene...", 0.43 under USE's 0.45)."""
+    quote of the other notes. A model's cosines run lower in some languages than in those
+    its floor was set on; two readings agreeing on the note, and its sentence ahead of the
+    others', say the note answers though its words come out far ("¿Cómo me deshago de un
+    grupo de marcadores entero?" and "Para eliminar un grupo de marcadores y todos los
+    marcadores que contiene...", 0.43 under USE's 0.45)."""
     confidence = found.confidence
     if not (confidence.agreed and found.passages):
         return False
