@@ -9,7 +9,7 @@ import pytest
 from agent_helpers import ask, done_of, write_notes
 from conftest import shared_notes
 from vault_agent.agent.extractive import ExtractiveAnswerer, pervasive
-from vault_agent.agent.extractive.pervasive import written_widely
+from vault_agent.agent.extractive.pervasive import vault_sample, written_widely
 from vault_agent.agent.reader import ToolsContext
 from vault_agent.config import Settings
 from vault_agent.index.embed.bm25 import Bm25Encoder
@@ -47,8 +47,8 @@ async def test_a_name_the_whole_vault_writes_is_not_required_of_the_answer(
         index.indexer.sync()
         context = ToolsContext.from_index(index)
         analyzer = index.searcher.sparse.analyzer
-        assert written_widely(analyzer.terms("Obsidian"), context)
-        assert not written_widely(analyzer.terms("Canvas"), context)
+        assert written_widely(analyzer.terms("Obsidian"), vault_sample(context))
+        assert not written_widely(analyzer.terms("Canvas"), vault_sample(context))
 
         async def first_line() -> str:
             done = done_of(await ask(index, ExtractiveAnswerer(), QUESTION, context=context))
@@ -73,9 +73,9 @@ def test_the_sample_is_read_again_when_the_vault_changes(
         index.indexer.sync()
         context = ToolsContext.from_index(index)
         zephyr = index.searcher.sparse.analyzer.terms("Zephyr")
-        assert written_widely(zephyr, context)
+        assert written_widely(zephyr, vault_sample(context))
         later = {f"Garden/{bed:02}.md": f"# Bed {bed}\n\nPlanted garlic." for bed in range(40)}
         write_notes(tmp_path / "vault", later)
         index.indexer.sync()
         # 5 of 45 notes name it now: no longer the vault's subject.
-        assert not written_widely(zephyr, context)
+        assert not written_widely(zephyr, vault_sample(context))

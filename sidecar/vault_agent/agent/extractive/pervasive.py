@@ -16,7 +16,7 @@ read again when the store's chunk count changes.
 from __future__ import annotations
 
 import threading
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from weakref import WeakKeyDictionary
 
 from vault_agent.agent.reader import ToolsContext
@@ -34,17 +34,16 @@ _samples: WeakKeyDictionary[Store, tuple[int, list[frozenset[str]]]] = WeakKeyDi
 _lock = threading.Lock()
 
 
-def written_widely(terms: Collection[str], context: ToolsContext) -> bool:
-    """True when the sampled notes of the vault hold every one of `terms` (a name's analysed
-    terms) in at least `PERVASIVE_SHARE` of them."""
-    sample = _sample(context)
+def written_widely(terms: Collection[str], sample: Sequence[frozenset[str]]) -> bool:
+    """True when the sampled notes of the vault (`vault_sample`) hold every one of `terms` (a
+    name's analysed terms) in at least `PERVASIVE_SHARE` of them."""
     if not sample or not terms:
         return False
     holding = sum(all(term in words for term in terms) for words in sample)
     return holding >= PERVASIVE_SHARE * len(sample)
 
 
-def _sample(context: ToolsContext) -> list[frozenset[str]]:
+def vault_sample(context: ToolsContext) -> list[frozenset[str]]:
     """The words of each sampled note (cached per store, until its chunk count changes)."""
     store = context.store
     count = store.count()

@@ -20,7 +20,7 @@ import numpy as np
 
 from vault_agent.agent.citations.links import NoteRef, cite, note_title
 from vault_agent.agent.extractive.amounts import ISO_DATE, holds_amount
-from vault_agent.agent.extractive.pervasive import written_widely
+from vault_agent.agent.extractive.pervasive import vault_sample, written_widely
 from vault_agent.agent.extractive.plan import SearchPlan
 from vault_agent.agent.extractive.second_reader import blended, second_reader
 from vault_agent.agent.extractive.selection import (
@@ -168,9 +168,10 @@ def scored(
     shown = set(analyzer.terms(plan.selection)) if plan.selection else set()
     # A name most of the vault writes ("Obsidian" in Obsidian's release notes) is its
     # subject: the line that answers needn't repeat it (`pervasive.py`).
-    names = [
-        terms for terms in named_terms.values() if terms and not written_widely(terms, context)
-    ]
+    names = [terms for terms in named_terms.values() if terms]
+    if names:  # the vault's sample is read only for a question naming something
+        sample = vault_sample(context)
+        names = [terms for terms in names if not written_widely(terms, sample)]
     # Versions and identifiers ("1.13.0", `app.vault`) name exactly one thing.
     exact = [terms for name, terms in named_terms.items() if terms and _EXACT.search(name)]
     days = QueryHints(dates=plan.days)
