@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from datetime import date
 from pathlib import Path
@@ -40,7 +41,9 @@ CASES = [
 ]
 
 
-async def _answer(tmp_path: Path, language: str, notes: list[str], question: str) -> str:
+@contextmanager
+def _help_index(tmp_path: Path, language: str, notes: list[str]) -> Iterator[VaultIndex]:
+    """`notes` of the help vault in `language`, indexed with USE."""
     settings = Settings(
         vault=shared_notes(f"obsidian-help-{language}", notes, tmp_path / "vault"),
         data_dir=tmp_path / "data",
@@ -48,6 +51,11 @@ async def _answer(tmp_path: Path, language: str, notes: list[str], question: str
     )
     with VaultIndex(settings) as index:
         index.indexer.sync()
+        yield index
+
+
+async def _answer(tmp_path: Path, language: str, notes: list[str], question: str) -> str:
+    with _help_index(tmp_path, language, notes) as index:
         context = ToolsContext.from_index(index)
         context.today = date(2026, 1, 1)
         events = await ask(index, ExtractiveAnswerer(), question, context=context)
@@ -217,13 +225,7 @@ DROP_A_GROUP = "¿Cómo me deshago de un grupo de marcadores entero, con todo lo
 async def test_under_the_floor_the_note_both_lists_lead_with_still_answers(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    settings = Settings(
-        vault=shared_notes("obsidian-help-es", BOOKMARK_NOTES, tmp_path / "vault"),
-        data_dir=tmp_path / "data",
-        index={"embedding": "multilingual", "language": "es"},
-    )
-    with VaultIndex(settings) as index:
-        index.indexer.sync()
+    with _help_index(tmp_path, "es", BOOKMARK_NOTES) as index:
         found = index.searcher.retrieve(DROP_A_GROUP)
         assert found.passages[0].hit.file == "Complementos/Marcadores.md"
         assert found.confidence.agreed and not found.confidence.low

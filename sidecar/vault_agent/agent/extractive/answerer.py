@@ -43,9 +43,7 @@ from vault_agent.agent.extractive.opening import answer_first
 from vault_agent.agent.extractive.plan import SearchPlan
 from vault_agent.agent.extractive.scoring import Quote, note_ref, scored
 from vault_agent.agent.extractive.series import SeriesNote, series_note
-from vault_agent.agent.extractive.units import (
-    Unit,
-)
+from vault_agent.agent.extractive.units import Unit
 from vault_agent.agent.reader import ToolsContext
 from vault_agent.agent.tools import EARLIEST_DAY
 from vault_agent.index.search.hints import QueryHints
