@@ -884,6 +884,19 @@ def test_a_list_of_links_is_navigation_not_an_answer() -> None:
     ]
 
 
+def test_a_quote_reads_each_link_as_obsidian_shows_it() -> None:
+    """A link to a heading of the same note shows the heading: Help's "one of Obsidian's
+    [[#Default properties]]" was quoted as "one of Obsidian's ." """
+    body = (
+        "The `tags` property is one of Obsidian's [[#Default properties]]. "
+        "See [[Editing/Tags#Format|the tag format]] and [[Tags]].\n"
+    )
+    assert [u.text for u in split_units(body, "")] == [
+        "The `tags` property is one of Obsidian's Default properties.",
+        "See the tag format and Tags.",
+    ]
+
+
 def test_a_trail_of_links_over_a_page_is_navigation_not_an_answer() -> None:
     body = "[`Plugin`](Plugin) › [`addIcon`](Plugin/addIcon)\n\nAdds an icon. See [[Icons]].\n"
     units = split_units(body, "")

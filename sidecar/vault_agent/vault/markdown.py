@@ -44,6 +44,12 @@ class RawLink:
     embed: bool
     kind: Literal["wikilink", "markdown"]
 
+    @property
+    def shown(self) -> str:
+        """The words a reader sees for it: its display text, else the note's name, else (a
+        link within the note, `[[#Default properties]]`) the heading or block it points to."""
+        return self.display or self.target.rsplit("/", 1)[-1] or self.subpath or ""
+
 
 class HeadingSpan(NamedTuple):
     """A top-level heading and its lines [start, end) (0-based, within the body)."""

@@ -72,7 +72,7 @@ def _inline_text(children: list[Token]) -> str:
         elif kind == "wikilink" and not child.meta.get("embed"):
             link = parse_wikilink(child.content, embed=False)
             if link is not None:
-                parts.append(link.display or link.target.rsplit("/", 1)[-1] or link.subpath or "")
+                parts.append(link.shown)
         # Images, embeds, HTML tags and link markers show no words of their own; a link's
         # text arrives as the text tokens between its open and close.
     return "".join(parts)

@@ -25,7 +25,7 @@ from vault_agent.vault.chunker import (
     WIDE_FULL_STOPS,
     wide_chars,
 )
-from vault_agent.vault.markdown import atx_heading
+from vault_agent.vault.markdown import atx_heading, parse_wikilink
 from vault_agent.vault.tasks import CLOSED_MARKS
 
 #: Where one sentence ends and the next begins.
@@ -34,9 +34,7 @@ _LIST_MARK = re.compile(r"^(?:[-*+]|\d+[.)])\s+(?:\[(.)\]\s+)?")
 _TABLE_RULE = re.compile(r"^\|?[\s:|-]+\|?$")
 # A link's parts stop at a "[" (no link's name holds one): read from each "[[" of a run to the
 # line's end, 8,000 characters of "[[" took 2.3 s.
-_WIKILINK = re.compile(
-    r"(?P<embed>!?)\[\[(?P<target>[^\[\]|#\n]*)(?:#[^\[\]|\n]*)?(?:\|(?P<display>[^\[\]\n]*))?\]\]"
-)
+_WIKILINK = re.compile(r"(?P<embed>!?)\[\[(?P<inner>[^\[\]\n]*)\]\]")
 _MARKDOWN_LINK = re.compile(r"(?P<image>!?)\[(?P<text>[^\[\]\n]*)\]\([^)\n]*\)")
 # Links, separated by nothing but punctuation: a list of where to read on, or the trail of
 # pages above this one ("[`Plugin`](Plugin) › [`addIcon`](Plugin/addIcon)").
@@ -338,7 +336,8 @@ def _link_text(link: re.Match[str]) -> str:
     """A link as the words a reader sees; an embed shows another note's text: none of this."""
     if link.group("embed"):
         return ""
-    return link.group("display") or link.group("target").rsplit("/", 1)[-1]
+    parsed = parse_wikilink(link.group("inner"), embed=False)
+    return parsed.shown if parsed is not None else ""
 
 
 def _descend(path: list[str], level: int, text: str) -> list[str]:
