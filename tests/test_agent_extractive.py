@@ -897,6 +897,19 @@ def test_a_quote_reads_each_link_as_obsidian_shows_it() -> None:
     ]
 
 
+def test_code_in_a_quote_shows_what_it_holds_as_written() -> None:
+    """Help explains its own syntax in code: the tags and links there are the answer's words,
+    not markup to read ("not processed inside `<div>`" was quoted as "inside ``")."""
+    body = (
+        "Markdown is not processed inside `<div>`, `<span>` or other <b>HTML</b> tags. "
+        "Type `[[Note#Heading]]` to link to [[Note#Heading|a heading]].\n"
+    )
+    assert [u.text for u in split_units(body, "")] == [
+        "Markdown is not processed inside `<div>`, `<span>` or other HTML tags.",
+        "Type `[[Note#Heading]]` to link to a heading.",
+    ]
+
+
 def test_a_trail_of_links_over_a_page_is_navigation_not_an_answer() -> None:
     body = "[`Plugin`](Plugin) › [`addIcon`](Plugin/addIcon)\n\nAdds an icon. See [[Icons]].\n"
     units = split_units(body, "")

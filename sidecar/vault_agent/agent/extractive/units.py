@@ -50,6 +50,8 @@ _HTML_TAG = re.compile(
     r"</?(?:b|i|em|strong|span|sup|sub|mark|u|s|small|a|font|center|div|p)(?:\s[^<>]*)?>",
     re.IGNORECASE,
 )
+#: A code span: a run of backticks, what it holds, the same run again.
+_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`).+?(?<!`)\1(?!`)")
 _CALLOUT = re.compile(r"^\[![\w-]+\][+-]?\s*")
 _TABLE_CELL = re.compile(r"(?<!\\)\|")
 #: What a sentence ending in ":" keeps of the block after it.
@@ -325,11 +327,28 @@ def _reads_as_label(text: str) -> bool:
 
 
 def _as_read(text: str) -> str:
-    """`text` with its links as their words (a quote's links are the note's, not citations)."""
-    text = _WIKILINK.sub(_link_text, text)
-    text = _MARKDOWN_LINK.sub(lambda m: "" if m.group("image") else m.group("text"), text)
-    text = _HTML_CODE.sub(lambda m: f"`{m.group(2)}`", text)
-    return _HTML_TAG.sub("", _HTML_BREAK.sub(" ", text))
+    """`text` with its links as their words (a quote's links are the note's, not citations)
+    and its inline HTML as its text; code shows what it holds as written ("not processed
+    inside `<div>`", "type `[[` to link")."""
+    text = _outside_code(_WIKILINK, _link_text, text)
+    text = _outside_code(
+        _MARKDOWN_LINK, lambda m: "" if m.group("image") else m.group("text"), text
+    )
+    text = _outside_code(_HTML_CODE, lambda m: f"`{m.group(2)}`", text)
+    text = _outside_code(_HTML_BREAK, lambda m: " ", text)
+    return _outside_code(_HTML_TAG, lambda m: "", text)
+
+
+def _outside_code(pattern: re.Pattern[str], read: Callable[[re.Match[str]], str], text: str) -> str:
+    """`text` with each match of `pattern` that starts outside its code spans replaced."""
+    spans = [span.span() for span in _CODE_SPAN.finditer(text)] if "`" in text else []
+
+    def replace_outside(match: re.Match[str]) -> str:
+        if any(start <= match.start() < end for start, end in spans):
+            return match.group(0)
+        return read(match)
+
+    return pattern.sub(replace_outside, text)
 
 
 def _link_text(link: re.Match[str]) -> str:
