@@ -910,6 +910,21 @@ def test_code_in_a_quote_shows_what_it_holds_as_written() -> None:
     ]
 
 
+def test_no_sentence_ends_inside_a_link_or_code() -> None:
+    """A link to a heading that asks ("…一起使用吗？") ended the sentence inside the link, and
+    the quote showed half a link."""
+    body = (
+        "我们[[同步常见问题#我可以将第三方同步与 Obsidian Sync 一起使用吗？|不建议]]同时使用。"
+        "不过可以备份。See [[FAQ#Is it free? Yes|the FAQ]] first. Run `git add . ` next.\n"
+    )
+    assert [u.text for u in split_units(body, "")] == [
+        "我们不建议同时使用。",
+        "不过可以备份。",
+        "See the FAQ first.",
+        "Run `git add . ` next.",
+    ]
+
+
 def test_a_trail_of_links_over_a_page_is_navigation_not_an_answer() -> None:
     body = "[`Plugin`](Plugin) › [`addIcon`](Plugin/addIcon)\n\nAdds an icon. See [[Icons]].\n"
     units = split_units(body, "")

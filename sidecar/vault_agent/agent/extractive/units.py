@@ -51,7 +51,9 @@ _HTML_TAG = re.compile(
     re.IGNORECASE,
 )
 #: A code span: a run of backticks, what it holds, the same run again.
-_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`).+?(?<!`)\1(?!`)")
+_CODE_SPAN = re.compile(r"(?<!`)(?P<ticks>`+)(?!`).+?(?<!`)(?P=ticks)(?!`)")
+#: What no sentence ends inside: a link (to a heading that asks, "[[FAQ#Can I...？]]") or code.
+_UNCUT = re.compile(f"{_WIKILINK.pattern}|{_MARKDOWN_LINK.pattern}|{_CODE_SPAN.pattern}")
 _CALLOUT = re.compile(r"^\[![\w-]+\][+-]?\s*")
 _TABLE_CELL = re.compile(r"(?<!\\)\|")
 #: What a sentence ending in ":" keeps of the block after it.
@@ -176,7 +178,7 @@ def split_units(body: str, heading: str, table_header: str = "") -> list[Unit]:
         if not paragraph:
             return
         count = len(units)
-        for sentence in SENTENCE_END.split(" ".join(paragraph)):
+        for sentence in _sentences(" ".join(paragraph)):
             add(sentence, navigation=bool(_LINKS_ONLY.fullmatch(sentence)))
         one_line = len(paragraph) == 1 and len(units) == count + 1
         text = units[-1].text if one_line else ""
@@ -324,6 +326,21 @@ def _reads_as_label(text: str) -> bool:
     """A line short enough, and ending in no punctuation, to name what follows it."""
     short = len(text.split()) <= LABEL_WORDS and wide_chars(text) <= LABEL_WIDE_CHARS
     return bool(text) and short and not text.endswith(_LABEL_ENDS)
+
+
+def _sentences(text: str) -> list[str]:
+    """`text` cut at its sentences' ends, never inside a link or code: a heading linked to
+    ("[[FAQ#Can I use both？]]", "[[FAQ#Is it free? Yes|...]]") or a command in code ends no
+    sentence of the note's."""
+    kept = [span.span() for span in _UNCUT.finditer(text)] if "[" in text or "`" in text else []
+    pieces: list[str] = []
+    start = 0
+    for end in SENTENCE_END.finditer(text):
+        if end.start() > start and not any(a < end.start() < b for a, b in kept):
+            pieces.append(text[start : end.start()])
+            start = end.end()
+    pieces.append(text[start:])
+    return pieces
 
 
 def _as_read(text: str) -> str:
