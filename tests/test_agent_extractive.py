@@ -910,6 +910,20 @@ def test_code_in_a_quote_shows_what_it_holds_as_written() -> None:
     ]
 
 
+def test_html_shows_only_its_words() -> None:
+    """A release note's `<video>` (a remote clip, which the answer may not show) was quoted
+    as a sentence of its own, and showed as an empty quote; any tag goes, as in reading view."""
+    body = (
+        "This release adds the CLI.\n\n"
+        '<video width="640" controls>\n  <source src="https://example.com/cli.mp4">\n</video>\n\n'
+        "Press <kbd>Ctrl</kbd> and <abbr title='Command'>Cmd</abbr> <details>here</details>.\n"
+    )
+    assert [u.text for u in split_units(body, "")] == [
+        "This release adds the CLI.",
+        "Press `Ctrl` and Cmd here.",
+    ]
+
+
 def test_no_sentence_ends_inside_a_link_or_code() -> None:
     """A link to a heading that asks ("…一起使用吗？") ended the sentence inside the link, and
     the quote showed half a link."""

@@ -19,6 +19,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from itertools import zip_longest
 
+from markdown_it.common.html_re import HTML_TAG_RE
+
 from vault_agent.vault.chunker import (
     HEADING_SEPARATOR,
     SPACED_FULL_STOPS,
@@ -43,13 +45,11 @@ _LINKS_ONLY = re.compile(
 )
 _BLOCK_ID = re.compile(r"\s\^[\w-]+\s*$")
 _COMMENT = re.compile(r"%%.*?%%|<!--.*?-->", re.DOTALL)
-#: Inline HTML notes use: code reads as code, a line break as a space, the rest as its text.
+#: Inline HTML notes use: code reads as code, a line break as a space, the rest as its text
+#: (any tag CommonMark reads as HTML goes: a `<video>` shows no words, nor does a `<number>`
+#: written outside code, which Obsidian's reading view hides as an unknown element).
 _HTML_CODE = re.compile(r"<(code|kbd)>(.*?)</\1>", re.IGNORECASE)
 _HTML_BREAK = re.compile(r"<br\s*/?>", re.IGNORECASE)
-_HTML_TAG = re.compile(
-    r"</?(?:b|i|em|strong|span|sup|sub|mark|u|s|small|a|font|center|div|p)(?:\s[^<>]*)?>",
-    re.IGNORECASE,
-)
 #: A code span: a run of backticks, what it holds, the same run again.
 _CODE_SPAN = re.compile(r"(?<!`)(?P<ticks>`+)(?!`).+?(?<!`)(?P=ticks)(?!`)")
 #: What no sentence ends inside: a link (to a heading that asks, "[[FAQ#Can I...？]]") or code.
@@ -353,7 +353,7 @@ def _as_read(text: str) -> str:
     )
     text = _outside_code(_HTML_CODE, lambda m: f"`{m.group(2)}`", text)
     text = _outside_code(_HTML_BREAK, lambda m: " ", text)
-    return _outside_code(_HTML_TAG, lambda m: "", text)
+    return _outside_code(HTML_TAG_RE, lambda m: "", text)
 
 
 def _outside_code(pattern: re.Pattern[str], read: Callable[[re.Match[str]], str], text: str) -> str:
