@@ -34,7 +34,13 @@ from typing import Any
 from bench.common import percentile
 from vault_agent.agent.citations.links import find_citations, heading_anchor
 from vault_agent.agent.events import DoneEvent
-from vault_agent.agent.extractive import NOT_COVERED, NOTHING, UNSURE, ExtractiveAnswerer
+from vault_agent.agent.extractive import (
+    DISCLAIMER,
+    NOT_COVERED,
+    NOTHING,
+    UNSURE,
+    ExtractiveAnswerer,
+)
 from vault_agent.agent.extractive.units import split_units, table_cells
 from vault_agent.agent.loop import run_agent
 from vault_agent.agent.prompts import ActiveNote, neighbourhood_of
@@ -243,7 +249,10 @@ def _evidence_first(answer: str, evidence: list[str]) -> bool:
     """True when one of the first two quotes of `answer` is (part of) an evidence sentence; a
     quote's lines include the code or the list items it shows after it."""
     blocks: list[list[str]] = []
-    for line in answer.split(_MORE)[0].splitlines():
+    # The quotes end where the other notes, the disclaimer and the Sources list begin: a
+    # Sources line ("- [[Graph view]]", read as "-") is in any hyphenated evidence sentence.
+    quoted = answer.split(_MORE)[0].split(DISCLAIMER)[0]
+    for line in quoted.splitlines():
         if "[[" in line:
             blocks.append([line])
         elif blocks and line.strip() and len(blocks) <= 2:

@@ -28,3 +28,15 @@ def test_a_table_row_is_found_with_its_columns_names_between_its_cells() -> None
     assert _evidence_first(answer, ["| Maximum file size | 5 MB | 200 MB |"])
     assert not _evidence_first(answer, ["| Maximum file size | 200 MB | 5 MB |"])
     assert not _evidence_first(answer, ["| Synced vaults | 1 | 10 |"])
+
+
+def test_what_follows_the_quotes_is_no_quote() -> None:
+    """A Sources line ("- [[Graph view]]") read as "-" matched every hyphenated evidence
+    sentence: an answer that quoted nothing counted as answered."""
+    answer = (
+        "Your notes don't seem to cover this. The closest notes: [[Graph view]].\n\n"
+        "_Extractive answer: sentences quoted from your notes, no language model involved._"
+        "\n\nSources:\n- [[Graph view]]"
+    )
+    assert not _evidence_first(answer, ["Use the slider in the local graph's filter-settings."])
+    assert not _evidence_first(answer, ["Open sources of the graph."])
