@@ -53,6 +53,7 @@ from vault_agent.evaluation.run import DEFAULT_CACHE_DIR
 from vault_agent.index.embed.bm25 import Bm25Encoder
 from vault_agent.index.embed.choose import detect, models_for
 from vault_agent.index.vault_index import VaultIndex
+from vault_agent.vault.markdown import atx_heading
 
 REPO = Path(__file__).resolve().parents[1]
 VAULTS = {"examples/vault": REPO / "examples" / "vault"}
@@ -168,8 +169,10 @@ async def score(index: VaultIndex, question: dict[str, Any]) -> Scored:
     text = done.answer if done is not None else ""
     if question["note"] is None:
         answered = text.startswith((NOT_COVERED, NOTHING))
-    else:
-        answered = _evidence_first(text, question["evidence"])
+    else:  # saying the notes don't cover it quotes nothing
+        answered = not text.startswith((NOT_COVERED, NOTHING)) and _evidence_first(
+            text, question["evidence"]
+        )
     bad = _bad_headings(index, text)
     unsure = text.startswith(UNSURE)
     return Scored(question["kind"], answered, bad, seconds, text, question["q"], unsure)
@@ -260,15 +263,32 @@ def _evidence_first(answer: str, evidence: list[str]) -> bool:
     quotes = [line for block in blocks[:2] for line in block]
     # Evidence is markdown as the note has it: read it as the answerer reads passages.
     wanted = [_plain(" ".join(u.text for u in split_units(e, ""))) for e in evidence]
+    wanted = [sentence for sentence in wanted if sentence]  # an embed alone reads as nothing
     # A table row is quoted with its columns' names between its cells: its cells, in order.
     rows = [_row_cells(e) for e in evidence if e.lstrip().startswith("|")]
+    # A heading is no quote, but a quote's citation shows it (and its note's name): "When did
+    # Tasks 8.0.0 come out?" is answered under "[[Breaking Changes#Tasks 8.0.0 (8 May 2026)]]".
+    headings = [_plain(heading[1]) for e in evidence if (heading := atx_heading(e.strip()))]
     for quote in quotes:
         said = _plain(_DATE_PREFIX.sub("", quote))
         if any(said and (said in sentence or sentence in said) for sentence in wanted):
             return True
         if any(cells and _in_order(cells, said) for cells in rows):
             return True
+        shown = _plain(_with_places(quote))
+        if any(heading and heading in shown for heading in headings):
+            return True
     return False
+
+
+def _with_places(quote: str) -> str:
+    """`quote` with each citation as its reader sees it: the note's name, the heading."""
+    parts, position = [], 0
+    for citation in find_citations(quote):
+        place = f"{citation.target.rsplit('/', 1)[-1]} {citation.subpath.replace('#', ' ')}"
+        parts += [quote[position : citation.start], f" {place} "]
+        position = citation.end
+    return "".join([*parts, quote[position:]])
 
 
 def _row_cells(row: str) -> list[str]:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from bench.answers import _evidence_first
 
+from vault_agent.agent.extractive import DISCLAIMER
+
 
 def test_the_evidence_must_be_in_one_of_the_first_two_quotes() -> None:
     answer = (
@@ -40,3 +42,21 @@ def test_what_follows_the_quotes_is_no_quote() -> None:
     )
     assert not _evidence_first(answer, ["Use the slider in the local graph's filter-settings."])
     assert not _evidence_first(answer, ["Open sources of the graph."])
+
+
+def test_evidence_that_reads_as_nothing_matches_nothing() -> None:
+    """An embed alone ("![[Daily.base]]") reads as no words, and "" is in every quote."""
+    answer = "Daily notes live in Daily. [[Readme]]\n\n" + DISCLAIMER
+    assert not _evidence_first(answer, ["![[Daily.base]]"])
+    assert _evidence_first(answer, ["![[Daily.base]]", "Daily notes live in Daily."])
+
+
+def test_a_heading_is_found_where_a_quote_cites_it() -> None:
+    """A heading is no quote; the citation of a quote under it shows it to the reader."""
+    answer = (
+        "*Release notes: Tasks 8.0.0.* [[docs/Breaking Changes#Tasks 8.0.0 (8 May 2026)]]\n"
+        "2025-06-20: [[Daily/2025-06-20]], the newest of 4 notes in Daily.\n\n" + DISCLAIMER
+    )
+    assert _evidence_first(answer, ["## Tasks 8.0.0 (8 May 2026)"])
+    assert _evidence_first(answer, ["# 2025-06-20"])
+    assert not _evidence_first(answer, ["## Tasks 7.0.0 (1 May 2025)"])
