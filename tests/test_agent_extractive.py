@@ -1099,6 +1099,25 @@ async def test_the_latest_release_is_the_highest_version_at_the_changelogs_top(
     assert done.answer.startswith("1.2.0: [[v1.2.0]], the oldest of 6 notes"), done.answer
 
 
+async def test_a_journal_of_two_notes_is_a_series_and_an_empty_note_says_so(
+    tmp_path: Path, embedder: MiniLmEmbedder, sparse: Bm25Encoder
+) -> None:
+    # kepano's vault keeps two daily notes, each a heading over an embedded base: "show me my
+    # latest daily note" was "not covered" (a series needed three), then "It holds:" and
+    # nothing.
+    notes = {
+        "Daily/2023-09-12.md": "## Notes\n\nWalked to the lake with Tomás.\n",
+        "Daily/2023-09-30.md": "## Notes\n\n![[Daily.base]]\n",
+        "Lake.md": "# Lake\n\nA walk of an hour, around the water.\n",
+    }
+    with indexed_notes(tmp_path, notes, embedder, sparse) as index:
+        done = done_of(await ask(index, ExtractiveAnswerer(), "Show me my latest daily note."))
+    assert done.answer.splitlines()[0] == (
+        "2023-09-30: [[Daily/2023-09-30]], the newest of 2 notes in Daily. "
+        "It holds no sentence to quote."
+    ), done.answer
+
+
 #: Many releases fixing a feature in the question's words, after the one that introduced it.
 RANDOM_NOTE_RELEASES = {
     "v0.5.2.md": "## Shiny new things\n- Another new plugin: Open random note. It does what it "

@@ -112,7 +112,10 @@ def in_series(
     by `named` (its date or version), and what it holds (`rows`, of its `total` units)."""
     which = "newest" if newest else "oldest"
     where = f"in {folder}" if folder else "at the top of the vault"
-    opening = f"{named}: {cite(note)}, the {which} of {count} notes {where}. It holds:"
+    opening = f"{named}: {cite(note)}, the {which} of {count} notes {where}."
+    if not rows:  # only headings, embeds or code: a base embedded, a query per section
+        return f"{opening} It holds no sentence to quote.\n\n{DISCLAIMER}"
+    opening = f"{opening} It holds:"
     items = [f"{clip(said)} {cite(ref)}" for ref, said in rows]
     remainder = f"… and {total - len(rows)} more in {cite(note)}"
     return _bulleted(opening, items, remainder, total > len(rows))

@@ -38,7 +38,7 @@ from vault_agent.index.store.protocol import SearchFilter
 #: The series of the notes found tried, at most (the best found first).
 SERIES_TRIED = 3
 #: A series has at least this many notes named by a date or a version.
-MIN_SERIES = 3
+MIN_SERIES = 2
 #: A word written in at least this share of the series' notes names the series, not a topic.
 COMMON_SHARE = 0.6
 #: The series' notes read for `COMMON_SHARE` at most (the newest, by name).
