@@ -811,6 +811,24 @@ def test_a_quote_nearly_as_close_as_the_best_answers_beside_it() -> None:
     assert answer_first([best, tie, far], [best, tie, far], question) == [best, tie]
 
 
+def test_a_label_answers_a_when_question_only_when_it_writes_the_time() -> None:
+    def quote(file: str, text: str, score: float, label: bool) -> Quote:
+        ref = NoteRef(file=file, title=file[:-3])
+        unit = Unit(text, "", 0, label=label)
+        return Quote(unit, ref, None, score, version=(1, 6), fits=True)
+
+    # A callout's title over the paragraph that answers ("> [!quote] Metadata cache") opened
+    # the answer: every unit of a note named by a version ("...1.6.x versions") is placed
+    # in time, and the label read closest.
+    title = quote("Missing tasks in 1.6.x.md", "Metadata cache", 0.95, label=True)
+    cause = quote("Missing tasks in 1.6.x.md", "Obsidian 1.6.3 reported wrong lines.", 0.9, False)
+    question = SearchPlan(question="Which release repairs the cache?", query="cache", when=True)
+    assert answer_first([title, cause], [title, cause], question)[0] is cause
+    # A label writing the time itself answers: "Released May 23, 2023" over a release's list.
+    released = quote("v1.4.5.md", "Released May 23, 2023", 0.95, label=True)
+    assert answer_first([released, cause], [released, cause], question)[0] is released
+
+
 def test_the_sentence_after_the_best_reads_on_when_it_bears_on_the_question() -> None:
     def quote(file: str, text: str, position: int, score: float) -> Quote:
         ref = NoteRef(file=file, title=file[:-3], heading="Alternative heuristics")

@@ -18,7 +18,7 @@ from typing import Any
 from vault_agent.agent.extractive.lists import note_open_tasks, open_tasks
 from vault_agent.agent.extractive.plan import SearchPlan
 from vault_agent.agent.extractive.read_on import ANSWER_UNITS, read_on
-from vault_agent.agent.extractive.scoring import Quote
+from vault_agent.agent.extractive.scoring import Quote, writes_time
 from vault_agent.agent.extractive.units import ANSWER_WIDE_CHARS, ANSWER_WORDS, says_something
 from vault_agent.vault.chunker import wide_chars
 
@@ -177,11 +177,16 @@ def _in_order(
 ) -> Quote | None:
     """The newest (oldest) of the quotes `when` places in time that bear on the question
     about as well as the best of them does; None when `when` places none."""
-    # A note's own properties ("date: 2023-09-12") say when, which the answer's date does.
+    # A note's own properties ("date: 2023-09-12") say when, which the answer's date does; a
+    # label says nothing (a callout's title, "Metadata cache") unless it writes the time
+    # itself ("Released May 23, 2023" over a release's list).
     placed = [
         q
         for q in quotes
-        if when(q) is not None and not q.unit.fact and q.score >= best - DATED_BELOW_BEST
+        if when(q) is not None
+        and not q.unit.fact
+        and (not q.unit.label or writes_time(q.unit.text))
+        and q.score >= best - DATED_BELOW_BEST
     ]
     if not placed:
         return None

@@ -92,6 +92,11 @@ _VERSION = re.compile(r"\bv?(\d+(?:\.\d+)+)\b", re.IGNORECASE)
 _TIME = re.compile(r"\b(?:1[89]|20)\d\d\b|\bv?\d+\.\d+\b", re.IGNORECASE)
 
 
+def writes_time(text: str) -> bool:
+    """True when `text` writes a year, a date or a version ("Released May 23, 2023")."""
+    return bool(_TIME.search(text))
+
+
 @dataclass(frozen=True)
 class Quote:
     """A unit found for the question, where it comes from and how well it answers."""
@@ -421,7 +426,7 @@ def _fits(plan: SearchPlan, text: str, languages: Collection[str], placed: bool 
     note is dated or named by a version)."""
     if plan.quantity and holds_amount(text, languages, plan.often):
         return True
-    return plan.when and (placed or bool(_TIME.search(text)))
+    return plan.when and (placed or writes_time(text))
 
 
 def _asked_for(
