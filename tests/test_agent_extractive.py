@@ -902,59 +902,50 @@ def test_a_list_of_links_is_navigation_not_an_answer() -> None:
     ]
 
 
-def test_a_quote_reads_each_link_as_obsidian_shows_it() -> None:
-    """A link to a heading of the same note shows the heading: Help's "one of Obsidian's
-    [[#Default properties]]" was quoted as "one of Obsidian's ." """
-    body = (
+#: Markdown a quote must read as Obsidian's reading view shows it: body -> the units quoted.
+READ_AS_SHOWN = {
+    # A link to a heading of the same note shows the heading: Help's "one of Obsidian's
+    # [[#Default properties]]" was quoted as "one of Obsidian's .".
+    "a link shows its heading, its display text or its note": (
         "The `tags` property is one of Obsidian's [[#Default properties]]. "
-        "See [[Editing/Tags#Format|the tag format]] and [[Tags]].\n"
-    )
-    assert [u.text for u in split_units(body, "")] == [
-        "The `tags` property is one of Obsidian's Default properties.",
-        "See the tag format and Tags.",
-    ]
-
-
-def test_code_in_a_quote_shows_what_it_holds_as_written() -> None:
-    """Help explains its own syntax in code: the tags and links there are the answer's words,
-    not markup to read ("not processed inside `<div>`" was quoted as "inside ``")."""
-    body = (
+        "See [[Editing/Tags#Format|the tag format]] and [[Tags]].\n",
+        [
+            "The `tags` property is one of Obsidian's Default properties.",
+            "See the tag format and Tags.",
+        ],
+    ),
+    # Help explains its own syntax in code: the tags and links there are the answer's words,
+    # not markup to read ("not processed inside `<div>`" was quoted as "inside ``").
+    "code shows what it holds as written": (
         "Markdown is not processed inside `<div>`, `<span>` or other <b>HTML</b> tags. "
-        "Type `[[Note#Heading]]` to link to [[Note#Heading|a heading]].\n"
-    )
-    assert [u.text for u in split_units(body, "")] == [
-        "Markdown is not processed inside `<div>`, `<span>` or other HTML tags.",
-        "Type `[[Note#Heading]]` to link to a heading.",
-    ]
-
-
-def test_html_shows_only_its_words() -> None:
-    """A release note's `<video>` (a remote clip, which the answer may not show) was quoted
-    as a sentence of its own, and showed as an empty quote; any tag goes, as in reading view."""
-    body = (
+        "Type `[[Note#Heading]]` to link to [[Note#Heading|a heading]].\n",
+        [
+            "Markdown is not processed inside `<div>`, `<span>` or other HTML tags.",
+            "Type `[[Note#Heading]]` to link to a heading.",
+        ],
+    ),
+    # A release note's `<video>` (a remote clip, which the answer may not show) was quoted as
+    # a sentence of its own, and showed as an empty quote; any tag goes, as in reading view.
+    "HTML shows only its words": (
         "This release adds the CLI.\n\n"
         '<video width="640" controls>\n  <source src="https://example.com/cli.mp4">\n</video>\n\n'
-        "Press <kbd>Ctrl</kbd> and <abbr title='Command'>Cmd</abbr> <details>here</details>.\n"
-    )
-    assert [u.text for u in split_units(body, "")] == [
-        "This release adds the CLI.",
-        "Press `Ctrl` and Cmd here.",
-    ]
-
-
-def test_no_sentence_ends_inside_a_link_or_code() -> None:
-    """A link to a heading that asks ("…一起使用吗？") ended the sentence inside the link, and
-    the quote showed half a link."""
-    body = (
+        "Press <kbd>Ctrl</kbd> and <abbr title='Command'>Cmd</abbr> <details>here</details>.\n",
+        ["This release adds the CLI.", "Press `Ctrl` and Cmd here."],
+    ),
+    # A link to a heading that asks ("…一起使用吗？") ended the sentence inside the link, and
+    # the quote showed half a link.
+    "no sentence ends inside a link or code": (
         "我们[[同步常见问题#我可以将第三方同步与 Obsidian Sync 一起使用吗？|不建议]]同时使用。"
-        "不过可以备份。See [[FAQ#Is it free? Yes|the FAQ]] first. Run `git add . ` next.\n"
-    )
-    assert [u.text for u in split_units(body, "")] == [
-        "我们不建议同时使用。",
-        "不过可以备份。",
-        "See the FAQ first.",
-        "Run `git add . ` next.",
-    ]
+        "不过可以备份。See [[FAQ#Is it free? Yes|the FAQ]] first. Run `git add . ` next.\n",
+        ["我们不建议同时使用。", "不过可以备份。", "See the FAQ first.", "Run `git add . ` next."],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", READ_AS_SHOWN, ids=str)
+def test_a_quote_reads_as_obsidian_shows_the_note(case: str) -> None:
+    body, quoted = READ_AS_SHOWN[case]
+    assert [u.text for u in split_units(body, "")] == quoted
 
 
 def test_a_trail_of_links_over_a_page_is_navigation_not_an_answer() -> None:
