@@ -1025,6 +1025,31 @@ async def test_a_question_naming_a_version_is_answered_from_that_version(
     assert done.answer.splitlines()[0].endswith("[[v1.3.0#Export]]")
 
 
+GUIDELINES = {
+    "Guides/Plugin guidelines.md": "# Plugin guidelines\n\n"
+    "## Prefer the Vault API over the Adapter API\n\n"
+    "Obsidian exposes two APIs for file operations: the Vault API (`app.vault`) and the "
+    "Adapter API (`app.vault.adapter`).\n\n"
+    "The Vault API caches what it reads, so reading a known file again is fast, and it "
+    "writes one file at a time, so two writes never race.\n\n"
+    "## Avoid global styles\n\nScope your CSS to your plugin's own classes.\n",
+    "Guides/Events.md": "# Events\n\nRegister events with `this.registerEvent` so they "
+    "are removed when the plugin unloads.\n",
+}
+
+
+async def test_a_section_naming_an_identifier_answers_in_each_of_its_sentences(
+    tmp_path: Path, embedder: MiniLmEmbedder, sparse: Bm25Encoder
+) -> None:
+    # Only the section's first sentence writes `app.vault.adapter`; the next one says why.
+    question = "Why should plugins use the Vault API rather than app.vault.adapter?"
+    with indexed_notes(tmp_path, GUIDELINES, embedder, sparse) as index:
+        context = context_for(index, date(2026, 11, 27))
+        done = done_of(await ask(index, ExtractiveAnswerer(), question, context=context))
+    opening = "\n".join(done.answer.splitlines()[:2])
+    assert "caches what it reads" in opening, done.answer
+
+
 async def test_the_latest_release_comes_first_in_version_order(changelog: VaultIndex) -> None:
     question = "What did the most recent release change about export to PDF?"
     done = done_of(await ask(changelog, ExtractiveAnswerer(), question))

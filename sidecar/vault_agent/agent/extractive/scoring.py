@@ -190,6 +190,8 @@ def scored(
     # Whether the question names each section, and asks nothing more of it.
     sections: dict[tuple[str, str], bool] = {}
     note_ranks: dict[str, int] = {}
+    # The words of each section found (its units', its note title's and heading's).
+    section_terms: dict[tuple[str, str], set[str]] = {}
     for rank, passage in enumerate(passages):
         note_rank = note_ranks.setdefault(passage.hit.file, len(note_ranks))
         chunk = passage.chunk
@@ -234,6 +236,7 @@ def scored(
             if place not in place_terms:
                 place_terms[place] = set(analyzer.terms(f"{chunk.title} {unit.heading}"))
             context_terms = terms | place_terms[place]
+            section_terms.setdefault((passage.hit.file, unit.heading), set()).update(context_terms)
             if place not in sections:
                 sections[place] = _names_section(
                     question_terms, own_terms, chunk, unit.heading, analyzer
@@ -265,7 +268,19 @@ def scored(
     if exact and any(candidate.holds_exact for candidate in candidates):
         # A question naming a version or an identifier is answered from where it is named:
         # what v1.7 changed does not answer what v1.13.0 changed, however alike they read.
-        candidates = [candidate for candidate in candidates if candidate.holds_exact]
+        # The section naming it is about it, in each of its sentences: "Obsidian exposes
+        # two APIs: the Vault API (`app.vault`) and the Adapter API (`app.vault.adapter`)"
+        # opens a section whose next lines say why to prefer the first.
+        held = {
+            section
+            for section, words in section_terms.items()
+            if all(name <= words for name in exact)
+        }
+        candidates = [
+            candidate
+            for candidate in candidates
+            if (candidate.passage.hit.file, candidate.unit.heading) in held
+        ]
     if plan.open_tasks and any(candidate.unit.open_task for candidate in candidates):
         # Asked what is still to do, the open checkboxes found answer it: "What are my open
         # tasks?" reads closer to "I am a software engineer..." than to "Decide on a rail pass".
