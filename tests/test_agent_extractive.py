@@ -550,6 +550,17 @@ def test_a_question_asking_what_is_still_to_do_is_read_in_many_languages(
             False,
         ),
         ("When did I last feed Gus?", "newest", False, True),
+        # So is a clause that tells, before a dash or a semicolon: "how often" is the setting.
+        (
+            "I have no idea how often I'd use a new tent — what should I do before buying it?",
+            None,
+            False,
+            False,
+        ),
+        ("My latest sync failed; how long should a sync take?", None, True, False),
+        # A clause opening with the words that ask, asks too.
+        ("How long does a sync take — and can I speed it up?", None, True, False),
+        ("sort by random — since which version?", None, False, True),
     ],
 )
 def test_what_a_question_asks_is_read_from_its_asking_sentences(

@@ -53,12 +53,16 @@ _OPEN_TASKS = compiled(OPEN_TASKS)
 _WHERE = compiled(WHERE)
 _PRICE = compiled(PRICE)
 _WORD = re.compile(r"\w+")
+#: What a question's first words may ask for.
+_ASKING = (_QUANTITY, _WHEN, _HOW_TO, _WHERE, _PRICE, _HOW_OFTEN, _NEWEST, _OLDEST)
 _ASKS = re.compile(r"[?？؟]\W*$")
 #: A sentence that tells: it ends in a full stop or an exclamation mark after a word of four
 #: letters or more (a shorter one may be an abbreviation), or in a wide full stop.
 _TOLD = re.compile(r"(?:\w{4}[\"'”’»)\]]*[.!।॥۔]|[。！])\W*$")
 #: "What is *overdue*?", "*past due*": open tasks of the days before today.
 _OVERDUE = re.compile(r"\b(?:overdue|past due|late)\b", re.IGNORECASE)
+#: Where a sentence's clauses meet: a dash between spaces, a semicolon.
+_CLAUSES = re.compile(r"\s[—–-]\s|;\s")
 
 
 @dataclass(frozen=True)
@@ -223,9 +227,26 @@ def asking_sentences(question: str) -> str:
     sentences = SENTENCE_END.split(question)
     asking = [sentence for sentence in sentences if _ASKS.search(sentence)]
     told = [sentence for sentence in sentences if not _ASKS.search(sentence)]
-    if not asking or not told or not all(_TOLD.search(sentence) for sentence in told):
-        return question
-    return " ".join(asking)
+    if asking and told and all(_TOLD.search(sentence) for sentence in told):
+        question = " ".join(asking)
+    return _asking_clause(question)
+
+
+def _asking_clause(sentence: str) -> str:
+    """The clause of `sentence` that asks, after a dash or a semicolon, when the clause
+    before it tells: "I have no idea how often I'd use it — what should I do before buying
+    it?" asks what to do, not how often. A clause opening with words that ask ("Wie lange
+    habe ich Zeit – und geht das auch...?") asks too: the whole sentence is kept."""
+    clauses = _CLAUSES.split(sentence)
+    if len(clauses) != 2 or _ASKS.search(clauses[0]) or not _ASKS.search(clauses[1]):
+        return sentence
+    setting = clauses[0].strip()
+    if any(
+        found is not None and found.start() == 0
+        for found in (pattern.search(setting) for pattern in _ASKING)
+    ):
+        return sentence
+    return clauses[1]
 
 
 def asks_amount(question: str) -> bool:
