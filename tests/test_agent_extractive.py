@@ -1061,6 +1061,45 @@ async def test_a_section_naming_an_identifier_answers_in_each_of_its_sentences(
     assert "caches what it reads" in opening, done.answer
 
 
+def dependencies_page() -> str:
+    """A page opening with the version that introduced its feature, then 32 sentences about
+    the feature, each sharing one more word with the question below than that opening does
+    ("plugin"): by shared words alone, the opening is not among the units scored."""
+    facts = [
+        "let one task wait for another",
+        "hide blocked tasks from a query",
+        "need an id on the task others wait for",
+        "may tie a task to several others",
+        "are set in the edit modal",
+        "stop blocking once the other task is done",
+        "stop blocking once the other task is cancelled",
+        "use ids made of letters and digits",
+    ]
+    sections = [
+        f"## {place}\n\n"
+        + " ".join(f"In {place.lower()}, the plugin's task dependencies {fact}." for fact in facts)
+        for place in ("Queries", "Editing", "Reading view", "Live preview")
+    ]
+    return (
+        "# Blocking\n\n> [!released]\n> Task dependencies were introduced in 6.1.0.\n\n"
+        + "\n\n".join(sections)
+    )
+
+
+async def test_a_when_question_weighs_the_sentence_writing_the_time_however_few_words_it_shares(
+    tmp_path: Path, embedder: MiniLmEmbedder, sparse: Bm25Encoder
+) -> None:
+    notes = {
+        "Guides/Blocking.md": dependencies_page(),
+        "Guides/Updates.md": "# Updates\n\nEach version of the plugin brings new features.\n",
+    }
+    question = "Which version of the plugin brought task dependencies?"
+    with indexed_notes(tmp_path, notes, embedder, sparse) as index:
+        context = context_for(index, date(2026, 11, 27))
+        done = done_of(await ask(index, ExtractiveAnswerer(), question, context=context))
+    assert done.answer.startswith("Task dependencies were introduced in 6.1.0."), done.answer
+
+
 async def test_the_latest_release_comes_first_in_version_order(changelog: VaultIndex) -> None:
     question = "What did the most recent release change about export to PDF?"
     done = done_of(await ask(changelog, ExtractiveAnswerer(), question))

@@ -87,6 +87,9 @@ DAY_BONUS = 0.15
 NOTE_RANK_WEIGHT = 0.04
 #: Units scored with the embedder: the best by shared terms and passage rank.
 SCORED_UNITS = 24
+#: Units scored besides those, when the question asks when or how much: the best by shared
+#: terms and passage rank of those writing a date, a version or a number.
+FITTING_UNITS = 8
 _EXACT = re.compile(r"\d|\w[._]\w")
 _VERSION = re.compile(r"\bv?(\d+(?:\.\d+)+)\b", re.IGNORECASE)
 _TIME = re.compile(r"\b(?:1[89]|20)\d\d\b|\bv?\d+\.\d+\b", re.IGNORECASE)
@@ -295,7 +298,11 @@ def scored(
             -candidate.lexical,
         )
     )
-    candidates = candidates[:SCORED_UNITS]
+    # What a question asking when or how much needs may share few of its words: "Introduced
+    # in Tasks 6.1.0." under a page's opening, among the page's many sentences about
+    # dependencies. The closest of those units writing what it asks for are scored too.
+    fitting = [c for c in candidates[SCORED_UNITS:] if plan.when and writes_time(c.unit.text)]
+    candidates = candidates[:SCORED_UNITS] + fitting[:FITTING_UNITS]
     if not candidates:
         return []
     # Judged on the question alone and with its selection or earlier question, the closer
