@@ -1625,6 +1625,11 @@ def test_a_question_asks_when_only_with_when_before_a_verb(question: str, when: 
         ("Hvordan kan jeg eksportere en note?", "how_to"),
         ("Når kom Canvas for første gang?", "oldest"),
         ("Hvem er Maya?", None),
+        # How, a verb, and who does it; an amount asked after it is no amount asked.
+        ("Wie lege ich den Ordner für neue Notizen fest?", "how_to"),
+        ("Wie stelle ich ein, wie viele Ebenen der Graph zeigt?", "how_to"),
+        ("Wie lange habe ich Zeit für eine Erstattung?", "quantity"),
+        ("Wie oft gieße ich die Tomaten?", "quantity"),
     ],
 )
 def test_what_a_question_asks_for_is_read_in_many_languages(

@@ -189,7 +189,10 @@ WHERE = {
 }
 HOW_TO = {
     "en": r"how (?:do|can|could|should|would) (?:i|you|we)|how to|what'?s the way to",
-    "de": r"wie (?:kann|mache|muss|soll|richte|füge|erstelle)",
+    # "Wie stelle ich ... ein?", "wie lege ich ... fest?": how, a verb, and who does it (not
+    # "wie viele habe ich", which asks an amount).
+    "de": r"wie (?:kann|mache|muss|soll|richte|füge|erstelle)|"
+    r"wie (?!viel|lange|oft|gro|hei|alt|weit|spät|früh|schnell)\w+ (?:ich|man)\b",
     "fr": r"comment (?:puis-je|faire|créer|ajouter)",
     "es": r"c[oó]mo (?:puedo|se|hago|creo|a[nñ]ado)",
     "it": r"come (?:posso|faccio|si)",
