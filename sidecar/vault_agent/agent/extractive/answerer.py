@@ -32,6 +32,7 @@ from vault_agent.agent.extractive.compose import (
     in_series,
     listing,
 )
+from vault_agent.agent.extractive.fields import unrecorded_field
 from vault_agent.agent.extractive.lists import (
     TASK_PASSAGES,
     asks_whole,
@@ -164,6 +165,11 @@ def _quoted(
         plan.pointed or subject or listed
     ):
         return Answer(absent(closest), closest, plan.query, len(passages))
+    lacking = unrecorded_field(plan, passages, context)
+    if lacking is not None and not (subject or listed):
+        # "What's the ISBN of The Machine Stops?", and the book's note records none.
+        asked_of = [note_ref(lacking)]
+        return Answer(absent(asked_of), asked_of, plan.query, len(passages))
     # How close a sentence must come to answer, and how much shared words weigh, on the
     # embedding model's own scale.
     calibration = found.confidence.calibration

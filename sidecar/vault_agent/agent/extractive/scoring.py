@@ -467,11 +467,17 @@ def _asked_for(
 def _names_key(unit: Unit, question_terms: set[str], analyzer: Analyzer) -> bool:
     """True when the question names the property (``last: 2023-09-14``: "when did I last..."),
     as written or as a word of its family ("directed" for ``director``)."""
-    for key in analyzer.terms(unit.text.split(":", 1)[0]):
-        for term in question_terms:
-            shorter, longer = sorted((key, term), key=len)
-            if key == term or (len(shorter) >= KEY_STEM_CHARS and longer.startswith(shorter)):
-                return True
+    keys = analyzer.terms(unit.text.split(":", 1)[0])
+    return any(of_key(term, keys) for term in question_terms)
+
+
+def of_key(term: str, keys: Collection[str]) -> bool:
+    """True when `term` (a question's) is one of `keys` (a property name's terms) or of its
+    word's family: "directed" of ``director``."""
+    for key in keys:
+        shorter, longer = sorted((key, term), key=len)
+        if key == term or (len(shorter) >= KEY_STEM_CHARS and longer.startswith(shorter)):
+            return True
     return False
 
 
