@@ -214,6 +214,32 @@ def test_cjk_full_stops_end_sentences_without_a_space() -> None:
     assert "".join(pieces) == text
 
 
+@pytest.mark.parametrize(
+    ("sentence", "whole"),
+    [
+        # A link to a heading that asks ends no sentence of the note's, nor does code.
+        ("見出し[[同步常见问题#可以吗？可以。]]を参照。", "[[同步常见问题#可以吗？可以。]]"),
+        (
+            "See [[Sync FAQ#Is it free? Yes|the FAQ]] for details. ",
+            "[[Sync FAQ#Is it free? Yes|the FAQ]]",
+        ),
+        ("Read [the guide. Part two](Guide.md) first. ", "[the guide. Part two](Guide.md)"),
+        (
+            "Run `app.emulateMobile(true). Then reload` now. ",
+            "`app.emulateMobile(true). Then reload`",
+        ),
+    ],
+)
+def test_no_cut_falls_inside_a_link_or_code(sentence: str, whole: str) -> None:
+    text = sentence * 20
+    # Room for one to three sentences: some chunks would end in a link's middle.
+    for size in range(len(sentence) + 1, 3 * len(sentence)):
+        pieces = split_text(text, size)
+        assert len(pieces) > 1
+        assert sum(piece.count(whole) for piece in pieces) == 20, pieces
+        assert "".join(pieces).replace(" ", "") == text.replace(" ", "")
+
+
 def test_long_paragraphs_split_at_a_danda_too() -> None:
     text = " ".join(f"वाक्य संख्या {n} रोटी के बारे में कुछ उपयोगी बताता है।" for n in range(60))
     pieces = split_text(text, 300)

@@ -30,6 +30,14 @@ _URL_SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:|^//")
 _OPAQUE = "\ufffc"
 _HIDDEN_OPENERS = re.compile(r"(`+)|%%|<%")
 _MAYBE_CODE = re.compile(r"```|~~~|\$\$|^(?: {4}|\t)", re.MULTILINE)
+# A link's parts stop at a "[" (no link's name or address holds one): read from each "[[" (or
+# "[a](") of a run to the line's end, 8,000 characters of "[[" took 2.3 s, 120,000 of "[a](" 10 s.
+WIKILINK = re.compile(r"(?P<embed>!?)\[\[(?P<inner>[^\[\]\n]*)\]\]")
+MARKDOWN_LINK = re.compile(r"(?P<image>!?)\[(?P<text>[^\[\]\n]*)\]\([^)\[\]\n]*\)")
+#: A code span: a run of backticks, what it holds, the same run again.
+CODE_SPAN = re.compile(r"(?<!`)(?P<ticks>`+)(?!`).+?(?<!`)(?P=ticks)(?!`)")
+#: What no sentence ends inside: a link (to a heading that asks, "[[FAQ#Can I...？]]") or code.
+_UNCUT = re.compile(f"{WIKILINK.pattern}|{MARKDOWN_LINK.pattern}|{CODE_SPAN.pattern}")
 #: Link text may nest brackets this deep ("[a [b] c](x)" is 2); deeper runs of "[" stay text.
 MAX_LABEL_NESTING = 8
 
@@ -67,6 +75,15 @@ class MarkdownFacts:
     headings: list[HeadingSpan] = field(default_factory=list)
     links: list[RawLink] = field(default_factory=list)
     tags: list[str] = field(default_factory=list)
+
+
+def uncut_spans(text: str) -> list[tuple[int, int]]:
+    """Where in `text` no sentence ends and no cut falls: its links and code spans. A heading
+    linked to ("[[FAQ#Can I use both？]]", "[[FAQ#Is it free? Yes|...]]") or a command in code
+    ends no sentence of the note's."""
+    if "[" not in text and "`" not in text:
+        return []
+    return [found.span() for found in _UNCUT.finditer(text)]
 
 
 def atx_heading(line: str) -> tuple[int, str] | None:

@@ -27,17 +27,20 @@ from vault_agent.vault.chunker import (
     WIDE_FULL_STOPS,
     wide_chars,
 )
-from vault_agent.vault.markdown import atx_heading, parse_wikilink
+from vault_agent.vault.markdown import (
+    CODE_SPAN,
+    MARKDOWN_LINK,
+    WIKILINK,
+    atx_heading,
+    parse_wikilink,
+    uncut_spans,
+)
 from vault_agent.vault.tasks import CLOSED_MARKS
 
 #: Where one sentence ends and the next begins.
 SENTENCE_END = re.compile(rf"(?<=[{SPACED_FULL_STOPS}])\s+(?=\S)|(?<=[{WIDE_FULL_STOPS}])\s*(?=\S)")
 _LIST_MARK = re.compile(r"^(?:[-*+]|\d+[.)])\s+(?:\[(.)\]\s+)?")
 _TABLE_RULE = re.compile(r"^\|?[\s:|-]+\|?$")
-# A link's parts stop at a "[" (no link's name holds one): read from each "[[" of a run to the
-# line's end, 8,000 characters of "[[" took 2.3 s.
-_WIKILINK = re.compile(r"(?P<embed>!?)\[\[(?P<inner>[^\[\]\n]*)\]\]")
-_MARKDOWN_LINK = re.compile(r"(?P<image>!?)\[(?P<text>[^\[\]\n]*)\]\([^)\n]*\)")
 # Links, separated by nothing but punctuation: a list of where to read on, or the trail of
 # pages above this one ("[`Plugin`](Plugin) › [`addIcon`](Plugin/addIcon)").
 _LINKS_ONLY = re.compile(
@@ -50,10 +53,6 @@ _COMMENT = re.compile(r"%%.*?%%|<!--.*?-->", re.DOTALL)
 #: written outside code, which Obsidian's reading view hides as an unknown element).
 _HTML_CODE = re.compile(r"<(code|kbd)>(.*?)</\1>", re.IGNORECASE)
 _HTML_BREAK = re.compile(r"<br\s*/?>", re.IGNORECASE)
-#: A code span: a run of backticks, what it holds, the same run again.
-_CODE_SPAN = re.compile(r"(?<!`)(?P<ticks>`+)(?!`).+?(?<!`)(?P=ticks)(?!`)")
-#: What no sentence ends inside: a link (to a heading that asks, "[[FAQ#Can I...？]]") or code.
-_UNCUT = re.compile(f"{_WIKILINK.pattern}|{_MARKDOWN_LINK.pattern}|{_CODE_SPAN.pattern}")
 _CALLOUT = re.compile(r"^\[![\w-]+\][+-]?\s*")
 _TABLE_CELL = re.compile(r"(?<!\\)\|")
 #: What a sentence ending in ":" keeps of the block after it.
@@ -332,7 +331,7 @@ def _sentences(text: str) -> list[str]:
     """`text` cut at its sentences' ends, never inside a link or code: a heading linked to
     ("[[FAQ#Can I use both？]]", "[[FAQ#Is it free? Yes|...]]") or a command in code ends no
     sentence of the note's."""
-    kept = [span.span() for span in _UNCUT.finditer(text)] if "[" in text or "`" in text else []
+    kept = uncut_spans(text)
     pieces: list[str] = []
     start = 0
     for end in SENTENCE_END.finditer(text):
@@ -347,10 +346,8 @@ def _as_read(text: str) -> str:
     """`text` with its links as their words (a quote's links are the note's, not citations)
     and its inline HTML as its text; code shows what it holds as written ("not processed
     inside `<div>`", "type `[[` to link")."""
-    text = _outside_code(_WIKILINK, _link_text, text)
-    text = _outside_code(
-        _MARKDOWN_LINK, lambda m: "" if m.group("image") else m.group("text"), text
-    )
+    text = _outside_code(WIKILINK, _link_text, text)
+    text = _outside_code(MARKDOWN_LINK, lambda m: "" if m.group("image") else m.group("text"), text)
     text = _outside_code(_HTML_CODE, lambda m: f"`{m.group(2)}`", text)
     text = _outside_code(_HTML_BREAK, lambda m: " ", text)
     return _outside_code(HTML_TAG_RE, lambda m: "", text)
@@ -358,7 +355,7 @@ def _as_read(text: str) -> str:
 
 def _outside_code(pattern: re.Pattern[str], read: Callable[[re.Match[str]], str], text: str) -> str:
     """`text` with each match of `pattern` that starts outside its code spans replaced."""
-    spans = [span.span() for span in _CODE_SPAN.finditer(text)] if "`" in text else []
+    spans = [span.span() for span in CODE_SPAN.finditer(text)] if "`" in text else []
 
     def replace_outside(match: re.Match[str]) -> str:
         if any(start <= match.start() < end for start, end in spans):
