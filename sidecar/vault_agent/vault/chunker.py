@@ -438,9 +438,12 @@ def _cut_after(text: str, boundary: re.Pattern[str]) -> list[str]:
     window cut between "[[Sync" and "FAQ]]" would embed neither half as the link."""
     pieces: list[str] = []
     start = 0
-    kept = uncut_spans(text)
+    kept = uncut_spans(text)  # in order, none overlapping: walked along with the matches
+    span = 0
     for match in boundary.finditer(text):
-        if any(a < match.start() < b for a, b in kept):
+        while span < len(kept) and kept[span][1] <= match.start():
+            span += 1
+        if span < len(kept) and kept[span][0] < match.start():
             continue
         if match.end() > start and match.start() > 0:
             pieces.append(text[start : match.end()])

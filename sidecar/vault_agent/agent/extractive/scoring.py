@@ -87,8 +87,8 @@ DAY_BONUS = 0.15
 NOTE_RANK_WEIGHT = 0.04
 #: Units scored with the embedder: the best by shared terms and passage rank.
 SCORED_UNITS = 24
-#: Units scored besides those, when the question asks when or how much: the best by shared
-#: terms and passage rank of those writing a date, a version or a number.
+#: Units scored besides those, when the question asks when: the best by shared terms and
+#: passage rank of those writing a date, a year or a version.
 FITTING_UNITS = 8
 _EXACT = re.compile(r"\d|\w[._]\w")
 _VERSION = re.compile(r"\bv?(\d+(?:\.\d+)+)\b", re.IGNORECASE)
