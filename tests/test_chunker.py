@@ -4,6 +4,7 @@ the real shared vaults."""
 from __future__ import annotations
 
 import re
+import time
 from itertools import pairwise
 
 import pytest
@@ -427,3 +428,14 @@ def test_a_word_longer_than_many_chunks_is_cut_measuring_short_texts_only() -> N
     assert max(measured) <= len(word)  # the word is measured whole once, at most
     # Not every prefix of the rest (29 million characters measured; now about 300,000).
     assert sum(measured) < 5 * len(word), sum(measured)
+
+
+def test_a_long_line_of_links_is_cut_in_linear_time() -> None:
+    # Each cut is checked against the line's links and code spans: walked together, not every
+    # span per cut (40,000 links and 200,000 spaces on one line would take minutes).
+    line = "[[A note]] and `some code` here. " * 20_000
+    started = time.process_time()
+    pieces = split_text(line, 300)
+    assert time.process_time() - started < 5.0
+    assert sum(piece.count("[[A note]]") for piece in pieces) == 20_000
+    assert sum(piece.count("`some code`") for piece in pieces) == 20_000
