@@ -29,7 +29,7 @@ from pathlib import PurePosixPath
 
 from pydantic import BaseModel
 
-from vault_agent.vault.markdown import uncut_spans
+from vault_agent.vault.markdown import cuts_outside_links
 from vault_agent.vault.notes import Note, Section
 from vault_agent.vault.properties import property_lines
 from vault_agent.vault.reading_text import reading_text
@@ -439,13 +439,7 @@ def _cut_after(text: str, boundary: re.Pattern[str]) -> list[str]:
     window cut between "[[Sync" and "FAQ]]" would embed neither half as the link."""
     pieces: list[str] = []
     start = 0
-    kept = uncut_spans(text)  # in order, none overlapping: walked along with the matches
-    span = 0
-    for match in boundary.finditer(text):
-        while span < len(kept) and kept[span][1] <= match.start():
-            span += 1
-        if span < len(kept) and kept[span][0] < match.start():
-            continue
+    for match in cuts_outside_links(boundary, text):
         if match.end() > start and match.start() > 0:
             pieces.append(text[start : match.end()])
             start = match.end()

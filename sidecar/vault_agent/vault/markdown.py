@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
@@ -77,13 +78,21 @@ class MarkdownFacts:
     tags: list[str] = field(default_factory=list)
 
 
-def uncut_spans(text: str) -> list[tuple[int, int]]:
-    """Where in `text` no sentence ends and no cut falls: its links and code spans. A heading
-    linked to ("[[FAQ#Can I use both？]]", "[[FAQ#Is it free? Yes|...]]") or a command in code
-    ends no sentence of the note's."""
+def cuts_outside_links(boundary: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
+    """The matches of `boundary` in `text` that fall outside its links and code spans: a
+    heading linked to ("[[FAQ#Can I use both？]]", "[[FAQ#Is it free? Yes|...]]") or a
+    command in code ends no sentence of the note's, and no chunk is cut inside one."""
     if "[" not in text and "`" not in text:
-        return []
-    return [found.span() for found in _UNCUT.finditer(text)]
+        yield from boundary.finditer(text)
+        return
+    # Both run in order, the spans never overlapping: walked together, in linear time.
+    spans = [found.span() for found in _UNCUT.finditer(text)]
+    span = 0
+    for match in boundary.finditer(text):
+        while span < len(spans) and spans[span][1] <= match.start():
+            span += 1
+        if span == len(spans) or spans[span][0] >= match.start():
+            yield match
 
 
 def atx_heading(line: str) -> tuple[int, str] | None:

@@ -32,8 +32,8 @@ from vault_agent.vault.markdown import (
     MARKDOWN_LINK,
     WIKILINK,
     atx_heading,
+    cuts_outside_links,
     parse_wikilink,
-    uncut_spans,
 )
 from vault_agent.vault.tasks import CLOSED_MARKS
 
@@ -331,11 +331,10 @@ def _sentences(text: str) -> list[str]:
     """`text` cut at its sentences' ends, never inside a link or code: a heading linked to
     ("[[FAQ#Can I use both？]]", "[[FAQ#Is it free? Yes|...]]") or a command in code ends no
     sentence of the note's."""
-    kept = uncut_spans(text)
     pieces: list[str] = []
     start = 0
-    for end in SENTENCE_END.finditer(text):
-        if end.start() > start and not any(a < end.start() < b for a, b in kept):
+    for end in cuts_outside_links(SENTENCE_END, text):
+        if end.start() > start:
             pieces.append(text[start : end.start()])
             start = end.end()
     pieces.append(text[start:])
