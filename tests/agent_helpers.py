@@ -57,9 +57,11 @@ def latest_daily(index: VaultIndex) -> date:
 
 
 def context_for(index: VaultIndex, today: date | None = None) -> ToolsContext:
-    """The tools' view of ``index``, with "today" pinned to the newest daily note."""
+    """The tools' view of ``index``, with "today" pinned to the newest daily note (in a vault
+    keeping none, the real date)."""
     context = ToolsContext.from_index(index)
-    context.today = today or latest_daily(index)
+    keeps_days = any((index.settings.vault_root / "Daily").glob("*.md"))
+    context.today = today or (latest_daily(index) if keeps_days else None)
     return context
 
 

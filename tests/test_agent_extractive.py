@@ -1055,8 +1055,7 @@ async def test_a_section_naming_an_identifier_answers_in_each_of_its_sentences(
     # Only the section's first sentence writes `app.vault.adapter`; the next one says why.
     question = "Why should plugins use the Vault API rather than app.vault.adapter?"
     with indexed_notes(tmp_path, GUIDELINES, embedder, sparse) as index:
-        context = context_for(index, date(2026, 11, 27))
-        done = done_of(await ask(index, ExtractiveAnswerer(), question, context=context))
+        done = done_of(await ask(index, ExtractiveAnswerer(), question))
     opening = "\n".join(done.answer.splitlines()[:2])
     assert "caches what it reads" in opening, done.answer
 
@@ -1095,8 +1094,7 @@ async def test_a_when_question_weighs_the_sentence_writing_the_time_however_few_
     }
     question = "Which version of the plugin brought task dependencies?"
     with indexed_notes(tmp_path, notes, embedder, sparse) as index:
-        context = context_for(index, date(2026, 11, 27))
-        done = done_of(await ask(index, ExtractiveAnswerer(), question, context=context))
+        done = done_of(await ask(index, ExtractiveAnswerer(), question))
     assert done.answer.startswith("Task dependencies were introduced in 6.1.0."), done.answer
 
 
