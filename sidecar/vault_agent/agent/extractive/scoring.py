@@ -239,7 +239,9 @@ def scored(
             if place not in place_terms:
                 place_terms[place] = set(analyzer.terms(f"{chunk.title} {unit.heading}"))
             context_terms = terms | place_terms[place]
-            section_terms.setdefault((passage.hit.file, unit.heading), set()).update(context_terms)
+            if exact:  # read only to answer a question naming a version or an identifier
+                section = (passage.hit.file, unit.heading)
+                section_terms.setdefault(section, set()).update(context_terms)
             if place not in sections:
                 sections[place] = _names_section(
                     question_terms, own_terms, chunk, unit.heading, analyzer
