@@ -1224,6 +1224,28 @@ async def test_a_first_time_question_searches_past_the_closest_releases(
     assert done.answer.splitlines()[0].endswith("[[v0.5.2#Shiny new things]]"), done.answer
 
 
+#: A feature renamed in one release, in the question's words, and changed in a later one.
+FOCUS_MODE_RELEASES = {
+    "v0.9.0.md": '## Improved\n- "Zen mode" has been renamed to "Focus mode".\n'
+    "- Panes can be resized.\n",
+    "v1.2.0.md": "## Improved\n- Word count now counts words in tables.\n",
+    "v1.4.0.md": "## Editor\n- Added a command to leave Focus Mode without closing your panes.\n",
+    "v1.5.0.md": "## Fixed\n- The sidebar no longer flickers on startup.\n",
+    "Daily/2026-01-05.md": "Tidied the garden shed.\n",  # the tests' "today"
+}
+
+
+async def test_a_last_change_question_takes_the_newest_release_that_bears_on_it(
+    tmp_path: Path, embedder: MiniLmEmbedder, sparse: Bm25Encoder
+) -> None:
+    # The rename names "Focus mode" twice and reads closer than the later change; every
+    # release line about the feature changed it, so the newest of them answers.
+    with indexed_notes(tmp_path, FOCUS_MODE_RELEASES, embedder, sparse) as index:
+        question = "What was the last change to Focus mode?"
+        done = done_of(await ask(index, ExtractiveAnswerer(), question))
+    assert done.answer.splitlines()[0].endswith("[[v1.4.0#Editor]]"), done.answer
+
+
 PLANS = {
     "Sync plans.md": "# Sync plans\n\nSync Plus stores up to 100 GB of notes and keeps 12 "
     "months of version history.\n",

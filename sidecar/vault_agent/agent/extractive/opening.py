@@ -38,10 +38,12 @@ SECOND_WITHIN = 0.1
 DATED_BELOW_BEST = 0.25
 #: ...and the dated units within this of the best dated one are ordered by date.
 DATED_WITHIN = 0.08
-#: ...and for a question asking in which release something came, the releases within this of
-#: the closest one: the release introducing a feature ("Introducing Canvas") reads further
-#: from the question than the later ones that changed it, in the question's own words.
-INTRODUCED_WITHIN = 0.15
+#: ...but releases (notes named by versions) within this of the closest one. Each release
+#: line about a feature changed it, in its own words: the release introducing it
+#: ("Introducing Canvas") reads further from "in which release did X arrive?" than later ones
+#: that changed it in the question's words, and a rename ("Safe mode" is "Restricted mode"
+#: now) closer to "the most recent release that changed Restricted mode" than the newest.
+RELEASES_WITHIN = 0.15
 
 #: What a unit says after the last question it asks.
 _REPLY = re.compile(r"[?？](?P<reply>[^?？]*)$")
@@ -70,14 +72,14 @@ def answer_first(
     if plan.order is not None:
         # A dated note answers a "when" question even when an undated one (the recipe) is
         # closer; notes named by versions (a changelog) are ordered by version, if none is.
-        for when in (_when_dated, _when_versioned):
-            ordered = _in_order(quotes, kept[0].score, when, plan.order)
+        for when, within in ((_when_dated, DATED_WITHIN), (_when_versioned, RELEASES_WITHIN)):
+            ordered = _in_order(quotes, kept[0].score, when, plan.order, within)
             if ordered is not None:
                 return [ordered]
     if plan.when:
         # "In which release did X arrive?" over a changelog: the first release that speaks
         # of it introduced it; later ones that mention it again only changed it.
-        introduced = _in_order(quotes, kept[0].score, _when_versioned, "oldest", INTRODUCED_WITHIN)
+        introduced = _in_order(quotes, kept[0].score, _when_versioned, "oldest", RELEASES_WITHIN)
         if introduced is not None:
             return [introduced]
     worthy = [quote for quote in kept if says_something(quote.unit)] or kept
