@@ -32,6 +32,20 @@ def test_a_folder_pattern_ignores_every_file_under_it(pattern: str) -> None:
     assert not is_ignored("Public.md", [pattern])
 
 
+@pytest.mark.parametrize(
+    ("folder", "pattern"),
+    [("Prive\u0301", "Privé/**"), ("Privé", "Prive\u0301/**"), ("Prive\u0301", "Prive\u0301")],
+)
+def test_a_folder_pattern_ignores_the_folder_however_its_accents_are_written(
+    folder: str, pattern: str
+) -> None:
+    """Found by the security audit: macOS writes a folder's name decomposed (e + a combining
+    accent), a pattern typed in the settings is composed; the two never matched, so an
+    ignored folder's notes were indexed and served."""
+    assert is_ignored(f"{folder}/Diary.md", [pattern])
+    assert not is_ignored("Prive/Diary.md", [pattern])
+
+
 def test_a_nested_folder_pattern_ignores_only_that_folder() -> None:
     assert is_ignored("Work/Private/Diary.md", ["Work/Private"])
     assert not is_ignored("Private/Diary.md", ["Work/Private"])

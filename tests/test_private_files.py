@@ -76,8 +76,11 @@ def test_an_index_and_a_token_made_under_any_umask_are_private(
         assert mode(file) == 0o600, file
     for folder in (data / "extract-cache", *(data / "extract-cache").iterdir()):
         assert mode(folder) == 0o700, folder
-    # Qdrant Edge's own files: inside a folder only the owner may enter.
+    # Qdrant Edge's own files: inside a folder only the owner may enter, and made private
+    # when the index closes (the engine creates them 0644 minus the umask).
     assert mode(settings.edge_path) == 0o700
+    edge_files = everything_under(settings.edge_path)
+    assert len(edge_files) > 3 and [p for p in edge_files if mode(p) & OTHERS] == []
     assert token.path is not None
     assert mode(token.path) == 0o600 and mode(token.path.parent) == 0o700
 

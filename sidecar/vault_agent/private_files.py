@@ -5,7 +5,8 @@ Whatever the umask (022 would make them readable by every local user, 000 writab
 folders are created 0700 and files 0600; found wider (made by an older version, copied,
 restored from a backup), they are tightened: the group and other bits are removed, nothing is
 ever added. Files that a library writes itself (Qdrant Edge's segments) sit in a folder made
-here, which no one else can enter; they are tightened too when the index opens.
+here, which no one else can enter; they are tightened too when the index opens, and when a
+store that wrote closes.
 """
 
 from __future__ import annotations

@@ -16,6 +16,7 @@ newlines inside it are dropped, backslashes count as slashes for web schemes, ``
 
 from __future__ import annotations
 
+import re
 from urllib.parse import unquote
 
 import ada_url
@@ -29,10 +30,15 @@ _BASE_HOST = "vault.invalid"
 _BASES = (f"https://{_BASE_HOST}/vault/", f"http://{_BASE_HOST}/vault/")
 RESOURCE_SCHEMES = frozenset({"app:"})
 LINK_SCHEMES = frozenset({"http:", "https:"})
+#: What renderers trim from a URL's ends before the URL parser sees it: markdown-it trims any
+#: Unicode space and a byte-order mark (JavaScript's ``trim``), the URL standard only ASCII
+#: spaces and controls. Judged untrimmed, ``\u3000https://host/x.png`` is a relative path.
+_RENDERER_TRIMS = re.compile(r"^[\s\ufeff]+|[\s\ufeff]+$")
 
 
 def is_vault_resource(url: str) -> bool:
     """True when loading ``url`` (as an image, media, frame or style) stays on this machine."""
+    url = _as_rendered(url)
     absolute = _scheme(url)
     if absolute is not None:
         return absolute in RESOURCE_SCHEMES and _names_no_other_machine(url)
@@ -41,6 +47,7 @@ def is_vault_resource(url: str) -> bool:
 
 def is_safe_link(url: str) -> bool:
     """True when ``url`` may stay a clickable link: a vault resource or a web page."""
+    url = _as_rendered(url)
     absolute = _scheme(url)
     if absolute is not None:
         resource = absolute in RESOURCE_SCHEMES and _names_no_other_machine(url)
@@ -51,7 +58,12 @@ def is_safe_link(url: str) -> bool:
 def is_web_link(url: str) -> bool:
     """True when ``url`` is an ``http:``/``https:`` page: the only link an answer keeps once
     its citations are checked (a note is cited as a wikilink, which the check verifies)."""
-    return _scheme(url) in LINK_SCHEMES
+    return _scheme(_as_rendered(url)) in LINK_SCHEMES
+
+
+def _as_rendered(url: str) -> str:
+    """``url`` as a renderer reads it: without the spaces it trims from its ends."""
+    return _RENDERER_TRIMS.sub("", url)
 
 
 def _names_no_other_machine(url: str) -> bool:

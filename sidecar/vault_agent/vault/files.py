@@ -21,6 +21,7 @@ import io
 import os
 import re
 import sys
+import unicodedata
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -204,10 +205,12 @@ def is_ignored(relative: str, ignore: Sequence[str]) -> bool:
     watcher and symlink checks, which ask about one file's whole path."""
     if relative.startswith(".") or "/." in relative:
         return True
-    matcher = _ignore_matcher(tuple(ignore))
+    # Compared composed (NFC): macOS writes names decomposed ("Prive\u0301"), settings are
+    # typed composed ("Privé/**"), and its file systems take one for the other.
+    matcher = _ignore_matcher(tuple(unicodedata.normalize("NFC", glob) for glob in ignore))
     if matcher is None:
         return False
-    parts = relative.split("/")
+    parts = unicodedata.normalize("NFC", relative).split("/")
     for end in range(1, len(parts) + 1):
         path = "/".join(parts[:end])
         if matcher.match(path) is not None or matcher.match(path + "/") is not None:

@@ -169,6 +169,8 @@ class EdgeStore(QdrantStore[Filter]):
             if self._written:
                 shard.flush()
             shard.close()
+            if self._written:  # the segments the engine wrote meanwhile, in modes of its own
+                tighten_tree(self.path)
         self._states.close()
 
     def __enter__(self) -> EdgeStore:
