@@ -8,7 +8,7 @@ import pytest
 
 from agent_helpers import ask, done_of, write_notes
 from conftest import shared_notes
-from vault_agent.agent.extractive import ExtractiveAnswerer, pervasive
+from vault_agent.agent.extractive import ExtractiveAnswerer, opening, pervasive
 from vault_agent.agent.extractive.pervasive import vault_sample, written_widely
 from vault_agent.agent.reader import ToolsContext
 from vault_agent.config import Settings
@@ -58,7 +58,12 @@ async def test_a_name_the_whole_vault_writes_is_not_required_of_the_answer(
         assert answer.startswith("Audio recorder plugin: record audio") and answer.endswith(
             "[[v0.0.3]]"
         ), answer
-        # Required of every line, the name put lines merely mentioning Obsidian first.
+        # With releases ordered only among those within 0.08 of the closest (as they were),
+        # still the audio recorder's line...
+        monkeypatch.setattr(opening, "RELEASES_WITHIN", 0.08)
+        assert (await first_line()).startswith("Audio recorder plugin: record audio")
+        # ...but with the name required of every line, lines merely mentioning Obsidian come
+        # first, and the audio recorder's falls out of that window.
         monkeypatch.setattr(pervasive, "PERVASIVE_SHARE", 1.01)
         assert "Audio recorder" not in await first_line()
 

@@ -283,6 +283,10 @@ async def test_put_replaces_post_adds_and_lists_page_by_id(
     assert page["documents"][0]["text"] is None  # lists leave the text out
     status, page = await call(api, "GET", "/v1/sources/nothing-here/documents")
     assert (status, page["total"]) == (200, 0)
+    # Found by the API fuzzer: a parameter given twice was read as its first value.
+    status, error = await call(api, "GET", "/v1/sources/log/documents?offset=1&offset=x")
+    assert (status, error["error"]["code"]) == (422, "invalid_request"), error
+    assert "offset" in error["error"]["message"]
     status, answer = await call(api, "DELETE", "/v1/sources/log")
     assert (status, answer["deleted"], answer["documents"]) == (200, True, 2)
     status, answer = await call(api, "DELETE", "/v1/sources/log")

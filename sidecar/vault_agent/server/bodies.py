@@ -37,6 +37,17 @@ async def read_body(request: web.Request, model: type[M]) -> M:
     )
 
 
+def read_query(request: web.Request, model: type[M]) -> M:
+    """The query string as `model`; raises `ApiError` (422). A parameter given more than once
+    is a list, which no field of a query takes: refused, not read as its first value."""
+    given = {key: request.query.getall(key) for key in request.query}
+    values = {key: found[0] if len(found) == 1 else found for key, found in given.items()}
+    try:
+        return model.model_validate(values)
+    except ValidationError as error:
+        raise validation_error(error) from None
+
+
 def json_response(model: BaseModel, status: int = 200) -> web.Response:
     """`model` as a JSON response."""
     return web.Response(

@@ -13,7 +13,7 @@ from pathlib import PurePosixPath
 
 from aiohttp import web
 from aiohttp.typedefs import Handler
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from vault_agent import __version__
 from vault_agent.agent.request import (
@@ -28,7 +28,7 @@ from vault_agent.index.note_text import rebuild_markdown
 from vault_agent.index.search.related import related_notes
 from vault_agent.index.store.protocol import ChunkPayload, SearchFilter, Store
 from vault_agent.server.ask import ask
-from vault_agent.server.bodies import json_response, read_body, validation_error
+from vault_agent.server.bodies import json_response, read_body, read_query
 from vault_agent.server.errors import ApiError
 from vault_agent.server.index_service import SyncCancelledError
 from vault_agent.server.keys import INDEX, INDEXER, OPENAPI, PUBLIC_ROUTES, TOKEN
@@ -102,10 +102,7 @@ async def health(request: web.Request) -> web.Response:
     """Liveness, without a token: the plugin polls it to know the sidecar is up. With a
     `challenge`, the answer proves this server holds the token (`health_proof`), so a client
     can tell it from another program on the port before it sends the token."""
-    try:
-        query = HealthQuery.model_validate(dict(request.query))
-    except ValidationError as error:
-        raise validation_error(error) from error
+    query = read_query(request, HealthQuery)
     ready = request.app[INDEX].index is not None
     proof = None if query.challenge is None else health_proof(request.app[TOKEN], query.challenge)
     return json_response(
@@ -131,10 +128,7 @@ async def search(request: web.Request) -> web.Response:
 async def index_status(request: web.Request) -> web.Response:
     """State, progress, counts and per-file status of the index. `files=problems` lists only
     skipped and failed files, `files=none` none (what a status bar polls on a big vault)."""
-    try:
-        query = IndexQuery.model_validate(dict(request.query))
-    except ValidationError as error:
-        raise validation_error(error) from error
+    query = read_query(request, IndexQuery)
     holder, indexer = request.app[INDEX], request.app[INDEXER]
     index = holder.index
     if index is None:

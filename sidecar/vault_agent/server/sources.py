@@ -14,7 +14,6 @@ from collections.abc import Callable, Iterator
 from typing import TypeVar
 
 from aiohttp import web
-from pydantic import ValidationError
 
 from vault_agent.index.documents.models import (
     DocumentChanges,
@@ -25,7 +24,7 @@ from vault_agent.index.documents.models import (
     check_source,
 )
 from vault_agent.index.documents.store import Documents
-from vault_agent.server.bodies import json_response, read_body, validation_error
+from vault_agent.server.bodies import json_response, read_body, read_query
 from vault_agent.server.errors import ApiError
 from vault_agent.server.keys import INDEX
 from vault_agent.server.source_schemas import (
@@ -69,10 +68,7 @@ async def list_documents(request: web.Request) -> web.Response:
     """A page of the source's documents, by id, without their text (an unknown source has
     none)."""
     source = _source(request)
-    try:
-        query = DocumentListQuery.model_validate(dict(request.query))
-    except ValidationError as error:
-        raise validation_error(error) from error
+    query = read_query(request, DocumentListQuery)
     found = await _run(_documents(request).list_documents, source)
     page = found[query.offset : query.offset + query.limit]
     answer = DocumentListResponse(
