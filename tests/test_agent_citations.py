@@ -3,6 +3,8 @@ images. Pure functions over a small in-memory link graph."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
@@ -10,11 +12,13 @@ from markdown_it.token import Token
 from vault_agent.agent.citations.checker import (
     check_answer,
 )
+from vault_agent.agent.citations.documents import strip_document_citations
 from vault_agent.agent.citations.links import (
     NoteRef,
     find_citations,
     note_link,
 )
+from vault_agent.agent.citations.normalise import normalise_citations
 from vault_agent.agent.safe_markdown import sanitise_markdown
 from vault_agent.vault.graph import LinkGraph
 from vault_agent.vault.markdown import scan_markdown
@@ -359,3 +363,14 @@ def test_real_and_seen_headings_stay_and_unknown_notes_are_not_judged(graph: Lin
     checked = check_answer(text, SEEN, graph, headings=headings_of)
     assert checked.answer.startswith(text)  # case aside, real; no headings known for the daily
     assert checked.corrected_citations == []
+
+
+@pytest.mark.parametrize("text", ["[a](<" * 8_000, "[a](<http://" * 3_300])
+def test_a_long_run_of_open_link_destinations_is_read_in_linear_time(text: str) -> None:
+    """Found by the complexity audit: an angle-bracket destination was read to the line's end
+    from each "<" (1.1 s for a 40,000-character answer, the longest a model may write)."""
+    seen = [NoteRef(file="Recipes/Miso Soup.md", title="Miso Soup")]
+    started = time.thread_time()
+    assert normalise_citations(text, seen) == text
+    strip_document_citations(text)
+    assert time.thread_time() - started < 0.3

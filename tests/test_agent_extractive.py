@@ -6,6 +6,7 @@ import re
 import shutil
 import socket
 import sys
+import time
 from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
@@ -26,7 +27,7 @@ from vault_agent.agent.extractive.amounts import holds_amount
 from vault_agent.agent.extractive.answerer import _stands_out
 from vault_agent.agent.extractive.compose import compose
 from vault_agent.agent.extractive.opening import answer_first
-from vault_agent.agent.extractive.plan import SearchPlan, plan
+from vault_agent.agent.extractive.plan import SearchPlan, asking_sentences, plan
 from vault_agent.agent.extractive.question_words import counted
 from vault_agent.agent.extractive.scoring import Quote
 from vault_agent.agent.extractive.selection import Selected, units_after
@@ -1254,6 +1255,14 @@ PLANS = {
 }
 
 
+def test_reading_what_a_long_question_asks_takes_linear_time() -> None:
+    # Found by the complexity audit: a sentence's ending was read again from each of its
+    # marks ("?" * 8,000: 1.5 s on the event loop, for the longest question accepted).
+    started = time.thread_time()
+    asking_sentences("?" * 7_999 + "x")
+    assert time.thread_time() - started < 0.1
+
+
 @pytest.mark.parametrize(
     ("question", "price"),
     [
@@ -1699,3 +1708,11 @@ def test_units_after_a_selection_count_from_the_rest_of_the_unit_holding_it() ->
     # The selection is the start of unit 2: the rest of that unit comes first, then unit 3.
     going_on = [Selected("A.md", chunk=0, position=2, goes_on=True)]
     assert [units_after("A.md", 0, p, going_on) for p in (1, 2, 3)] == [0, 1, 2]
+
+
+def test_splitting_a_line_of_opening_code_tags_takes_linear_time() -> None:
+    # Found by the complexity audit: an inline <code> was read to the line's end from each
+    # opening tag (0.4 s for 16,000 characters, in every answer quoting such a chunk).
+    started = time.thread_time()
+    split_units("<code>" * 6_000 + "\n", "")
+    assert time.thread_time() - started < 0.1

@@ -493,6 +493,14 @@ PATHOLOGICAL = {
     # Empty headings read as nothing: every section merges into one chunk.
     "empty headings": "#\n" * (SIZE // 2),
     "empty headings over comments": "#\n%%c%%\n" * (SIZE // 8),
+    # Found by the complexity audit (2026-11-27, seventeenth session):
+    # libyaml recursed in C past the stack, and the process died (not a RecursionError);
+    "deeply nested yaml list": "---\n" + "- " * 30_000 + "x\n---\nbody",
+    "deeply nested yaml flow": "---\nk: " + "[" * 30_000 + "]" * 30_000 + "\n---\nbody",
+    # a table's rule was tried at every split of a long run of dashes that is no rule;
+    "a row over a long run of dashes": "|a\n" + "-" * SIZE + "x\n",
+    # a URL was sought to the end of a hyphenated run from each of its words.
+    "a hyphenated run in a property": "---\nk: '[x] " + "a-" * (SIZE // 2) + "'\n---\nbody",
 }
 
 

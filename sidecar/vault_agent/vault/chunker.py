@@ -54,8 +54,10 @@ _TOO_LONG = 1 << 40
 #: What ends a sentence in scripts written with spaces (Latin's, Hindi's danda, Arabic's and
 #: Urdu's) and in CJK (no space after): chunks and the answer's quotes split at them.
 SPACED_FULL_STOPS = ".!?।॥؟۔"
-#: A table's rule, under its header row: "| --- | :-: |".
-_TABLE_RULE = re.compile(r"^\|?[\s:|-]*-[\s:|-]*\|?$")
+#: A table's rule, under its header row: "| --- | :-: |". Written so that one way matches a
+#: line: with a quantifier on each side of its first "-", a long rule of a line that is no
+#: rule ("|a" over "-----...x") was tried at every split (quadratic).
+_TABLE_RULE = re.compile(r"^[\s:|]*-[\s:|-]*$")
 WIDE_FULL_STOPS = "。！？"
 #: A sentence's last mark, and the quotes or brackets that may close after it.
 _END = f"[{SPACED_FULL_STOPS}…{WIDE_FULL_STOPS}]"

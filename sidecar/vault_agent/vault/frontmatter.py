@@ -19,6 +19,9 @@ if TYPE_CHECKING:
 
 #: Most values (aliases expanded) a properties block may hold: far more than any real note.
 MAX_VALUES = 100_000
+#: Deepest nesting of lists and maps a properties block may hold. libyaml builds a block's
+#: values by recursing in C, which no `RecursionError` stops: 30,000 "- " killed the process.
+MAX_NESTING = 1_000
 _DELIMITER = re.compile(r"^---[ \t]*$")
 _TAG_SPLIT = re.compile(r"[,\s]+")
 _WIKILINK_VALUE = re.compile(r"^\[\[([^\]|#]+)(?:[#|][^\]]*)?\]\]$")
@@ -69,6 +72,8 @@ def load_frontmatter(yaml_text: str) -> tuple[dict[str, Any], str | None]:
     import yaml  # see `_loader`
 
     try:
+        if _nested_too_deep(yaml_text):
+            return {}, f"frontmatter nested too deep: more than {MAX_NESTING:,} levels"
         data = yaml.load(yaml_text, Loader=_loader())  # a SafeLoader: no arbitrary objects
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
@@ -172,6 +177,24 @@ def _as_list(value: Any) -> list[Any]:
     if isinstance(value, dict):
         return []
     return [value]
+
+
+def _nested_too_deep(yaml_text: str) -> bool:
+    """True when `yaml_text` nests lists and maps more than `MAX_NESTING` deep, read from the
+    parser's events (the parser does not recurse, the loader does)."""
+    import yaml
+
+    if len(yaml_text) < 2 * MAX_NESTING:  # each level takes two characters at least
+        return False
+    depth = 0
+    for event in yaml.parse(yaml_text, Loader=_loader()):
+        if isinstance(event, yaml.CollectionStartEvent):
+            depth += 1
+            if depth > MAX_NESTING:
+                return True
+        elif isinstance(event, yaml.CollectionEndEvent):
+            depth -= 1
+    return False
 
 
 class _TooManyValues(Exception):

@@ -24,7 +24,9 @@ if TYPE_CHECKING:
 
 #: Text with none of these is plain already: no parse needed.
 _MARKUP = re.compile(r"[\[<`&\\#|]|%%|://|www\.")
-_URL = re.compile(r"\b(?:[a-z][a-z0-9+.-]*://|www\.)\S+", re.IGNORECASE)
+#: A scheme is at most 32 characters: unbounded, each word of a long hyphenated run
+#: ("a-a-a-...") was read to the run's end looking for "://" (quadratic).
+_URL = re.compile(r"\b(?:[a-z][a-z0-9+.-]{0,31}://|www\.)\S+", re.IGNORECASE)
 _BLOCK_ENDS = ("paragraph_close", "heading_close", "tr_close")
 
 

@@ -21,7 +21,7 @@ from vault_agent.index.store.protocol import VAULT_SOURCE
 # (Wikipedia's) and is a web address. Not an image, not the inside of a [[wikilink]].
 _MARKDOWN_LINK = re.compile(
     r"(?<![!\[\]])\[(?P<text>(?:[^\[\]\n]|\[[^\[\]\n]*\])*)\]"
-    r"\((?P<dest><https?://[^>\n]*>|https?://(?:[^\s()]|\([^\s()]*\))+)"
+    r"\((?P<dest><https?://[^<>\n]*>|https?://(?:[^\s()]|\([^\s()]*\))+)"
     r"(?:[ \t]+\"[^\"\n]*\")?\)",
     re.IGNORECASE,
 )

@@ -36,7 +36,9 @@ from vault_agent.vault.link_names import fold
 # wikilinks; not after a word ("x[1]" is an index), nor a closing bracket.
 _NUMBERED = re.compile(r"(?<![\w\]\[!\\])(?:\[\^?\d{1,3}(?:[ \t]*,[ \t]*\d{1,3})*\])+(?![(\[:])")
 _PARENTHESISED = re.compile(r"(?<![\]\w])\(([^()\n]{1,300})\)")
-_MARKDOWN_LINK = re.compile(r"(?<![!\[\]])\[([^\[\]\n]*)\]\((<[^>\n]+>|[^\s()]+)\)")
+#: A destination in angle brackets holds no "<" (CommonMark): "[a](<" repeated was read to the
+#: line's end from each "<" (quadratic).
+_MARKDOWN_LINK = re.compile(r"(?<![!\[\]])\[([^\[\]\n]*)\]\((<[^<>\n]+>|[^\s()]+)\)")
 _SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*:", re.IGNORECASE)
 
 

@@ -51,7 +51,9 @@ _COMMENT = re.compile(r"%%.*?%%|<!--.*?-->", re.DOTALL)
 #: Inline HTML notes use: code reads as code, a line break as a space, the rest as its text
 #: (any tag CommonMark reads as HTML goes: a `<video>` shows no words, nor does a `<number>`
 #: written outside code, which Obsidian's reading view hides as an unknown element).
-_HTML_CODE = re.compile(r"<(code|kbd)>(.*?)</\1>", re.IGNORECASE)
+#: Its text stops at another opening tag: "<code>" repeated was read to the line's end from
+#: each (quadratic).
+_HTML_CODE = re.compile(r"<(code|kbd)>((?:(?!<(?:code|kbd)>).)*?)</\1>", re.IGNORECASE)
 _HTML_BREAK = re.compile(r"<br\s*/?>", re.IGNORECASE)
 _CALLOUT = re.compile(r"^\[![\w-]+\][+-]?\s*")
 _TABLE_CELL = re.compile(r"(?<!\\)\|")
