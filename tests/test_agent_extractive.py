@@ -6,10 +6,12 @@ import re
 import shutil
 import socket
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -17,6 +19,7 @@ from typer.testing import CliRunner
 from agent_helpers import ask, context_for, done_of, indexed_notes, names, of_type
 from conftest import EXAMPLE_VAULT
 from fake_llm import FakeTurn, fake_provider
+from vault_agent.agent import loop as agent_loop
 from vault_agent.agent.citations.links import (
     NoteRef,
     find_citations,
@@ -1261,6 +1264,22 @@ def test_reading_what_a_long_question_asks_takes_linear_time() -> None:
     started = time.thread_time()
     asking_sentences("?" * 7_999 + "x")
     assert time.thread_time() - started < 0.1
+
+
+async def test_the_question_is_read_off_the_event_loop(
+    agent_index: VaultIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Reading a question of 8,000 characters takes a quarter of a second: on the event loop,
+    # every other request of the server would wait for it.
+    threads: list[threading.Thread] = []
+
+    def recorded(*args: Any, **kwargs: Any) -> SearchPlan:
+        threads.append(threading.current_thread())
+        return plan(*args, **kwargs)
+
+    monkeypatch.setattr(agent_loop, "plan", recorded)
+    done = done_of(await ask(agent_index, ExtractiveAnswerer(), "When did I last feed Gus?"))
+    assert done.answer and threads and threading.main_thread() not in threads
 
 
 @pytest.mark.parametrize(

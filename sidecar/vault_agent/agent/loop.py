@@ -47,7 +47,13 @@ from vault_agent.agent.events import (
     ToolResultEvent,
     UsageInfo,
 )
-from vault_agent.agent.extractive import SEARCH_FAILED, ExtractiveAnswerer, answer, plan
+from vault_agent.agent.extractive import (
+    SEARCH_FAILED,
+    ExtractiveAnswerer,
+    SearchPlan,
+    answer,
+    plan,
+)
 from vault_agent.agent.prompts import ActiveNote
 from vault_agent.agent.reader import NoteReader, ToolError, ToolsContext, clip
 from vault_agent.agent.request import HISTORY_TURNS, AgentRequest
@@ -166,19 +172,25 @@ class _Run:
             log.exception("agent run failed")
             yield ErrorEvent(code="internal", message=f"internal error: {error!r}")
 
+    def _search_plan(self) -> SearchPlan:
+        """What the extractive answer searches for, and what the question asks of it."""
+        sparse = self.context.searcher.sparse
+        languages = sparse.question_languages(self.request.question)
+        today = self.context.current_date()
+        store = self.context.searcher.store
+        return plan(
+            self.request, self.active_file, sparse.analyzer, today, languages, dated_in(store)
+        )
+
     async def _extractive(self) -> AsyncGenerator[AgentEvent, None]:
         """No model: search once with the question in its context, then quote the notes."""
         self.turn = 1
         self.quoting = True
         yield self._status("searching", "Searching your notes (no language model).")
         await asyncio.to_thread(self._first_turn, False)
-        sparse = self.context.searcher.sparse
-        languages = sparse.question_languages(self.request.question)
-        today = self.context.current_date()
-        store = self.context.searcher.store
-        search = plan(
-            self.request, self.active_file, sparse.analyzer, today, languages, dated_in(store)
-        )
+        # Off the event loop: reading a long question (8,000 characters) takes most of a
+        # second, which would hold every other request of the server.
+        search = await asyncio.to_thread(self._search_plan)
         call = ToolCall(
             id=new_tool_call_id(), name="search_notes", arguments={"query": search.query}
         )
