@@ -1217,17 +1217,6 @@ RANDOM_NOTE_RELEASES = {
 }
 
 
-async def test_a_first_time_question_searches_past_the_closest_releases(
-    tmp_path: Path, embedder: MiniLmEmbedder, sparse: Bm25Encoder
-) -> None:
-    # Twenty later releases rank before the one that introduced the feature; the answer is
-    # the oldest that bears on it, which a search of the closest 12 passages leaves out.
-    with indexed_notes(tmp_path, RANDOM_NOTE_RELEASES, embedder, sparse) as index:
-        question = "When did the feature for opening a random note first show up?"
-        done = done_of(await ask(index, ExtractiveAnswerer(), question))
-    assert done.answer.splitlines()[0].endswith("[[v0.5.2#Shiny new things]]"), done.answer
-
-
 #: A feature renamed in one release, in the question's words, and changed in a later one.
 FOCUS_MODE_RELEASES = {
     "v0.9.0.md": '## Improved\n- "Zen mode" has been renamed to "Focus mode".\n'
@@ -1239,15 +1228,33 @@ FOCUS_MODE_RELEASES = {
 }
 
 
-async def test_a_last_change_question_takes_the_newest_release_that_bears_on_it(
-    tmp_path: Path, embedder: MiniLmEmbedder, sparse: Bm25Encoder
+@pytest.mark.parametrize(
+    ("releases", "question", "cited"),
+    [
+        # Twenty later releases rank before the one that introduced the feature; the answer
+        # is the oldest that bears on it, which a search of the closest 12 passages leaves out.
+        (
+            RANDOM_NOTE_RELEASES,
+            "When did the feature for opening a random note first show up?",
+            "[[v0.5.2#Shiny new things]]",
+        ),
+        # The rename names "Focus mode" twice and reads closer than the later change; every
+        # release line about the feature changed it, so the newest of them answers.
+        (FOCUS_MODE_RELEASES, "What was the last change to Focus mode?", "[[v1.4.0#Editor]]"),
+    ],
+    ids=["first, past the closest releases", "last, past a closer rename"],
+)
+async def test_a_first_or_last_question_takes_the_oldest_or_newest_release_that_bears_on_it(
+    tmp_path: Path,
+    embedder: MiniLmEmbedder,
+    sparse: Bm25Encoder,
+    releases: dict[str, str],
+    question: str,
+    cited: str,
 ) -> None:
-    # The rename names "Focus mode" twice and reads closer than the later change; every
-    # release line about the feature changed it, so the newest of them answers.
-    with indexed_notes(tmp_path, FOCUS_MODE_RELEASES, embedder, sparse) as index:
-        question = "What was the last change to Focus mode?"
+    with indexed_notes(tmp_path, releases, embedder, sparse) as index:
         done = done_of(await ask(index, ExtractiveAnswerer(), question))
-    assert done.answer.splitlines()[0].endswith("[[v1.4.0#Editor]]"), done.answer
+    assert done.answer.splitlines()[0].endswith(cited), done.answer
 
 
 PLANS = {
