@@ -21,6 +21,7 @@ from vault_agent.vault.chunker import (
     innermost_folder,
     split_text,
 )
+from vault_agent.vault.markdown import cuts_outside_links
 from vault_agent.vault.notes import Note, parse_note
 
 #: Sizes in characters of reading text, so the tests can reason about lengths.
@@ -439,3 +440,13 @@ def test_a_long_line_of_links_is_cut_in_linear_time() -> None:
     assert time.process_time() - started < 5.0
     assert sum(piece.count("[[A note]]") for piece in pieces) == 20_000
     assert sum(piece.count("`some code`") for piece in pieces) == 20_000
+
+
+def test_code_spans_of_a_long_line_of_backtick_runs_are_found_in_linear_time() -> None:
+    # Found reading the change again: each run of backticks sought its closing run to the
+    # line's end, and runs of distinct lengths close nothing (1.3 MB: 10 s per cut list).
+    line = "".join("`" * length + "a. " for length in range(1_600, 0, -1))
+    started = time.process_time()
+    cuts = list(cuts_outside_links(re.compile(r"\. "), line))
+    assert time.process_time() - started < 1.0
+    assert len(cuts) == 1_600  # no run closes another: every full stop cuts

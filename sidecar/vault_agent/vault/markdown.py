@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
@@ -36,10 +36,9 @@ _MAYBE_CODE = re.compile(r"```|~~~|\$\$|^(?: {4}|\t)", re.MULTILINE)
 # "[a](") of a run to the line's end, 8,000 characters of "[[" took 2.3 s, 120,000 of "[a](" 10 s.
 WIKILINK = re.compile(r"(?P<embed>!?)\[\[(?P<inner>[^\[\]\n]*)\]\]")
 MARKDOWN_LINK = re.compile(r"(?P<image>!?)\[(?P<text>[^\[\]\n]*)\]\([^)\[\]\n]*\)")
-#: A code span: a run of backticks, what it holds, the same run again.
-CODE_SPAN = re.compile(r"(?<!`)(?P<ticks>`+)(?!`).+?(?<!`)(?P=ticks)(?!`)")
-#: What no sentence ends inside: a link (to a heading that asks, "[[FAQ#Can I...？]]") or code.
-_UNCUT = re.compile(f"{WIKILINK.pattern}|{MARKDOWN_LINK.pattern}|{CODE_SPAN.pattern}")
+#: What no sentence ends inside, besides code: a link (to a heading that asks, "[[FAQ#Can
+#: I...？]]").
+_LINKS = (WIKILINK, MARKDOWN_LINK)
 #: Link text may nest brackets this deep ("[a [b] c](x)" is 2); deeper runs of "[" stay text.
 MAX_LABEL_NESTING = 8
 
@@ -87,7 +86,7 @@ def cuts_outside_links(boundary: re.Pattern[str], text: str) -> Iterator[re.Matc
         yield from boundary.finditer(text)
         return
     # Both run in order, the spans never overlapping: walked together, in linear time.
-    spans = [found.span() for found in _UNCUT.finditer(text)]
+    spans = _spans(text, _LINKS)
     span = 0
     for match in boundary.finditer(text):
         while span < len(spans) and spans[span][1] <= match.start():
@@ -195,7 +194,7 @@ def _hide_in_line(line: str, closer: str | None, last_close: int) -> tuple[str, 
     ``last_close`` is where the note's last "%>" is, from the line's start."""
     kept: list[str] = []
     pos = 0
-    span_ends: dict[int, int] | None = None  # read once, when the line holds a code span
+    span_ends: dict[int, int | None] | None = None  # read once, when the line holds code
     while pos < len(line):
         if closer is not None:
             end = line.find(closer, pos)
@@ -210,7 +209,7 @@ def _hide_in_line(line: str, closer: str | None, last_close: int) -> tuple[str, 
         if match.group(1):  # an inline code span: copy it untouched
             if span_ends is None:
                 span_ends = _code_span_ends(line)
-            end = span_ends.get(match.start(), match.end())
+            end = span_ends.get(match.start()) or match.end()
             kept.append(line[pos:end])
             pos = end
             continue
@@ -225,16 +224,53 @@ def _hide_in_line(line: str, closer: str | None, last_close: int) -> tuple[str, 
     return "".join(kept), closer
 
 
-def _code_span_ends(line: str) -> dict[int, int]:
-    """Where each run of backticks of `line` (by its start) ends the code span it opens: after
-    the next run of as many backticks, or at its own end when none follows. Read once, right
+def code_spans(text: str) -> list[tuple[int, int]]:
+    """Where the code spans of `text` start and end: a run of backticks, what it holds (on its
+    line), the next run of as many."""
+    return _spans(text, ())
+
+
+def _spans(text: str, links: Sequence[re.Pattern[str]]) -> list[tuple[int, int]]:
+    """Where `links` or code spans are in `text`, leftmost first, as one pattern of them all
+    (links first, then code) would find them, in linear time: a pattern seeking each run of
+    backticks' closing run reads the line again from each (runs of distinct lengths: 1.3 MB
+    took 10 s)."""
+    # A run that opens no span is no span's start, from wherever the text is read.
+    code = sorted((start, end) for start, end in _code_span_ends(text).items() if end is not None)
+    found = [pattern.search(text) for pattern in links]
+    spans: list[tuple[int, int]] = []
+    position, run = 0, 0
+    while True:
+        while run < len(code) and code[run][0] < position:
+            run += 1
+        candidates = code[run : run + 1]
+        for index, pattern in enumerate(links):
+            match = found[index]
+            if match is not None and match.start() < position:
+                match = found[index] = pattern.search(text, position)
+            if match is not None:
+                candidates.insert(index, match.span())
+        if not candidates:
+            return spans
+        span = min(candidates, key=lambda candidate: candidate[0])  # the first listed of a tie
+        spans.append(span)
+        position = span[1]
+
+
+def _code_span_ends(text: str) -> dict[int, int | None]:
+    """Where each run of backticks of `text` (by its start) ends the code span it opens: after
+    the next run of as many backticks on its line, or None when none follows. Read once, right
     to left: sought from each run, runs of distinct lengths took 10 s on a 1 MB line."""
-    ends: dict[int, int] = {}
+    ends: dict[int, int | None] = {}
     next_run_end: dict[int, int] = {}  # by length, the end of the nearest run to the right
-    for run in reversed(list(_BACKTICKS.finditer(line))):
+    right = len(text)  # where the run to the right starts
+    for run in reversed(list(_BACKTICKS.finditer(text))):
         start, end = run.span()
-        ends[start] = next_run_end.get(end - start, end)
+        if text.find("\n", end, right) >= 0:  # a span ends on its own line
+            next_run_end.clear()
+        ends[start] = next_run_end.get(end - start)
         next_run_end[end - start] = end
+        right = start
     return ends
 
 

@@ -28,10 +28,10 @@ from vault_agent.vault.chunker import (
     wide_chars,
 )
 from vault_agent.vault.markdown import (
-    CODE_SPAN,
     MARKDOWN_LINK,
     WIKILINK,
     atx_heading,
+    code_spans,
     cuts_outside_links,
     parse_wikilink,
 )
@@ -356,7 +356,7 @@ def _as_read(text: str) -> str:
 
 def _outside_code(pattern: re.Pattern[str], read: Callable[[re.Match[str]], str], text: str) -> str:
     """`text` with each match of `pattern` that starts outside its code spans replaced."""
-    spans = [span.span() for span in CODE_SPAN.finditer(text)] if "`" in text else []
+    spans = code_spans(text) if "`" in text else []
 
     def replace_outside(match: re.Match[str]) -> str:
         if any(start <= match.start() < end for start, end in spans):
