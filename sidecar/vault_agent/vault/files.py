@@ -205,11 +205,11 @@ def is_ignored(relative: str, ignore: Sequence[str]) -> bool:
     watcher and symlink checks, which ask about one file's whole path."""
     if relative.startswith(".") or "/." in relative:
         return True
-    # Compared composed (NFC): macOS writes names decomposed ("Prive\u0301"), settings are
-    # typed composed ("Privé/**"), and its file systems take one for the other.
-    matcher = _ignore_matcher(tuple(unicodedata.normalize("NFC", glob) for glob in ignore))
+    matcher = _ignore_matcher(tuple(ignore))
     if matcher is None:
         return False
+    # Compared composed (NFC): macOS writes names decomposed ("Prive\u0301"), settings are
+    # typed composed ("Privé/**"), and its file systems take one for the other.
     parts = unicodedata.normalize("NFC", relative).split("/")
     for end in range(1, len(parts) + 1):
         path = "/".join(parts[:end])
@@ -226,7 +226,8 @@ def _ignore_matcher(ignore: tuple[str, ...]) -> re.Pattern[str] | None:
     # Case is ignored where the file system ignores it (Windows, and macOS by default): there
     # a link to "private/Diary.md" opens the note an ignored "Private/**" holds.
     flags = re.IGNORECASE if os.name == "nt" or sys.platform == "darwin" else 0
-    return re.compile("|".join(f"(?:{fnmatch.translate(p)})" for p in ignore), flags)
+    globs = (unicodedata.normalize("NFC", glob) for glob in ignore)  # as paths are (`is_ignored`)
+    return re.compile("|".join(f"(?:{fnmatch.translate(glob)})" for glob in globs), flags)
 
 
 def resolve_in_vault(root: Path, file: str) -> Path:
