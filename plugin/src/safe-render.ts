@@ -97,6 +97,7 @@ const ALWAYS_REMOVED = new Set([
 	"script", "style", "link", "meta", "base", "iframe", "frame", "frameset", "object", "embed", "applet",
 	"portal", "noscript", "template", "set", "animate", "animatemotion", "animatetransform", "discard",
 	"webview", "fencedframe",
+	"form", // submits to the pane's own page, reloading Obsidian, or names fields that shadow the DOM's
 ]);
 /** Elements that exist to load their URL: removed when it is not a vault resource. */
 const MEDIA = new Set(["img", "picture", "source", "video", "audio", "track", "image", "use", "feimage", "input"]);
@@ -109,7 +110,7 @@ const URL_ATTRIBUTES = new Set([
 const LINKS = new Set(["a", "area"]);
 /** Attributes that never load anything, whatever they hold (text, ids, geometry). */
 const TEXT_ATTRIBUTES = new Set([
-	"alt", "title", "class", "id", "lang", "dir", "role", "name", "value", "placeholder", "width", "height",
+	"alt", "title", "class", "lang", "dir", "role", "value", "placeholder", "width", "height",
 	"colspan", "rowspan", "start", "type", "target", "rel", "checked", "disabled", "open", "tabindex",
 	"draggable", "spellcheck", "contenteditable", "xmlns", "version", "d", "viewbox", "points", "transform",
 	"x", "y", "x1", "y1", "x2", "y2", "cx", "cy", "r", "rx", "ry", "dx", "dy", "focusable", "hidden",
@@ -127,6 +128,12 @@ const STYLE_ATTRIBUTES = new Set([
 	"stop-opacity", "offset", "font-family", "font-size", "font-weight", "font-style", "text-anchor",
 	"dominant-baseline", "vector-effect", "shape-rendering", "visibility", "display", "overflow",
 ]);
+
+/**
+ * A style that lifts its element out of the answer (`position: fixed`, a `z-index`): an answer
+ * could lay a transparent link over the whole window. A CSS comment could split the words.
+ */
+const OVERLAY_STYLE = /position\s*:\s*(?:fixed|absolute|sticky)|z-index|\/\*/i;
 
 /**
  * Remove from `root` everything that would load a URL that is not a vault resource, and make
@@ -198,6 +205,13 @@ function sanitiseAttributes(element: Element, tag: string, removed: string[]): v
 		if (name.startsWith("on")) {
 			removed.push(`${tag} ${name}="${value}"`);
 			element.removeAttributeNode(attribute);
+		} else if (name === "id" || name === "name") {
+			// A name, and an id naming something the page's code reads (`getElementById`, `cookie`),
+			// shadow it: `document.getElementById` becomes the answer's <img name=...>. An id
+			// Obsidian gives (a footnote's "fn-1") keeps its place.
+			if (name === "id" && !shadows(element, value)) continue;
+			removed.push(`${tag} ${name}="${value}"`);
+			element.removeAttributeNode(attribute);
 		} else if (URL_ATTRIBUTES.has(name)) {
 			if (LINKS.has(tag) && name === "href") continue; // judged as a link above
 			if (urlsOf(name, value).every(isVaultResource)) continue;
@@ -211,7 +225,7 @@ function sanitiseAttributes(element: Element, tag: string, removed: string[]): v
 			// A style or SVG paint (fill="url(...)") loads through a CSS function, which an escape
 			// can spell in many ways: any function or escape at all goes. MathJax's own elements
 			// (`mjx-c`, `mjx-mo size="s"`) carry layout attributes of their own: judged the same.
-			if (!/[(\\]/.test(value)) continue;
+			if (!/[(\\]/.test(value) && !OVERLAY_STYLE.test(value)) continue;
 			removed.push(`${tag} ${name}="${value}"`);
 			element.removeAttributeNode(attribute);
 		} else if (!TEXT_ATTRIBUTES.has(name) && !name.startsWith("aria-") && !name.startsWith("data-")) {
@@ -221,6 +235,11 @@ function sanitiseAttributes(element: Element, tag: string, removed: string[]): v
 			element.removeAttributeNode(attribute);
 		}
 	}
+}
+
+/** True when `id` names a property of the document, of a form or of the window it is shown in. */
+function shadows(element: Element, id: string): boolean {
+	return id in element.ownerDocument || id in HTMLFormElement.prototype || id in window;
 }
 
 /** Every URL an attribute names: a srcset's candidates (descriptors left out), or the value. */

@@ -120,6 +120,45 @@ describe("attributes and elements nobody listed", () => {
 		expect(root.querySelector("webview, fencedframe"), root.innerHTML).toBeNull();
 	});
 
+	it.each([
+		// Named so, an image shadows `document.getElementById` once it is in the pane.
+		['<img name="getElementById" src="attachments/ok.png">', "img", "name"],
+		['<p id="querySelector">x</p>', "p", "id"],
+		['<p id="cookie">x</p>', "p", "id"],
+		['<mjx-c id="getElementById">x</mjx-c>', "mjx-c", "id"],
+	])("%s: a name, or an id naming what the page's code reads, goes", (html, tag, attribute) => {
+		const root = rendered(html);
+		const removed = sanitiseRendered(root);
+		expect(root.querySelector(tag)?.hasAttribute(attribute), root.innerHTML).toBe(false);
+		expect(removed.join(" ")).toContain(`${attribute}=`);
+	});
+
+	it("keeps an id that shadows nothing, as a footnote's", () => {
+		const root = rendered('<li id="fn-1-3f2a" data-footnote-id="fn-1-3f2a">note</li>');
+		expect(sanitiseRendered(root)).toEqual([]);
+		expect(root.querySelector("li")?.id).toBe("fn-1-3f2a");
+	});
+
+	it("takes out a form, which would submit to Obsidian's own page", () => {
+		const root = rendered("<form><button>Continue</button></form><p>after</p>");
+		sanitiseRendered(root);
+		expect(root.querySelector("form, button"), root.innerHTML).toBeNull();
+		expect(root.textContent).toContain("after");
+	});
+
+	it.each([
+		'<a href="https://ok.example/" style="position:fixed;inset:0;z-index:99999;opacity:0">x</a>',
+		'<span style="POSITION : absolute; top: 0">x</span>',
+		'<span style="position/**/:fixed">x</span>',
+		'<mjx-c style="position: sticky">x</mjx-c>',
+		'<span style="z-index: 10">x</span>',
+	])("%s: a style lifting its element out of the answer goes", (html) => {
+		const root = rendered(html);
+		const removed = sanitiseRendered(root);
+		expect(root.innerHTML, root.innerHTML).not.toContain("style=");
+		expect(removed.join(" ")).toContain("style=");
+	});
+
 	it("keeps what Obsidian's own rendering carries: data and aria attributes, styles, SVG paint", () => {
 		const html =
 			'<h2 data-heading="Plan" dir="auto">Plan</h2><td style="text-align: center" align="left">1</td>' +
