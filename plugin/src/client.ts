@@ -193,6 +193,9 @@ export class SidecarClient {
 				if (event.event === "error") outcome = { kind: "error", error: event };
 			});
 		} catch (error) {
+			// The answer came whole before the connection dropped (a sidecar restarting) or the
+			// user pressed Stop: it is the answer still.
+			if (outcome) return outcome;
 			if (options.signal.aborted) return { kind: "aborted" };
 			if (error instanceof SidecarError) throw error;
 			throw new SidecarError(

@@ -94,6 +94,25 @@ describe("SidecarClient.ask", () => {
 		expect(outcome).toEqual({ kind: "aborted" });
 	});
 
+	it.each([false, true])("keeps the answer done when the stream breaks off after it (stopped: %s)", async (stop) => {
+		const controller = new AbortController();
+		const c = client(async () => {
+			const done = new TextEncoder().encode(`event: done\r\ndata: ${JSON.stringify(DONE)}\r\n\r\n`);
+			const body = new ReadableStream<Uint8Array>({
+				start(stream) {
+					stream.enqueue(done);
+				},
+				pull(stream) {
+					if (stop) controller.abort();
+					stream.error(new TypeError("network error")); // the sidecar went away
+				},
+			});
+			return new Response(body);
+		});
+		const outcome = await c.ask({ question: "q" }, { signal: controller.signal, onEvent: () => {} });
+		expect(outcome.kind).toBe("done");
+	});
+
 	it("fails clearly when the stream ends before done", async () => {
 		const c = client(async () => new Response(sse([{ event: "delta", text: "half", turn: 1 }])));
 		await expect(c.ask({ question: "q" }, { signal: new AbortController().signal, onEvent: () => {} })).rejects.toMatchObject({
