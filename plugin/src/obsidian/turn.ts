@@ -55,6 +55,8 @@ export class TurnView extends Component {
 	/** The component owning the streamed render on screen (replaced on each render). */
 	private streamRender: Component | null = null;
 	private rendering: Promise<void> = Promise.resolve();
+	/** A streamed render waits in `rendering`: it will show the newest text, so none is added. */
+	private renderQueued = false;
 	private finished = false;
 	private readonly scheduleRender = debounce(() => void this.renderStream(), STREAM_RENDER_MS, false);
 
@@ -290,13 +292,24 @@ export class TurnView extends Component {
 	 * last render (a stopped answer), made after the stream has ended.
 	 */
 	private renderStream(complete = false): Promise<void> {
+		// Renders slower than the throttle would queue up behind each other, each of the whole text.
+		if (this.renderQueued && !complete) return this.rendering;
+		this.renderQueued = true;
 		this.rendering = this.rendering.then(async () => {
+			this.renderQueued = false;
 			if (this.finished && !complete) return;
 			const text = renderablePrefix(this.streamed);
 			const owner = new Component();
 			this.addChild(owner);
-			const rendered = await this.renderSafe(text, owner, false);
-			this.answerEl.replaceChildren(...rendered.nodes);
+			try {
+				const rendered = await this.renderSafe(text, owner, false);
+				this.answerEl.replaceChildren(...rendered.nodes);
+			} catch {
+				// One render that failed (an embed whose file could not be read) leaves the last one
+				// shown; the renders after it, and the checked answer, still come.
+				this.removeChild(owner);
+				return;
+			}
 			this.answerEl.toggleClass("is-streaming", !complete);
 			this.dropStreamRender();
 			this.streamRender = owner;

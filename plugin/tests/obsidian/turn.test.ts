@@ -167,4 +167,34 @@ describe("a hostile answer in the pane", () => {
 			restore();
 		}
 	});
+
+	it("goes on streaming and shows the checked answer after one render failed, rendering no more than it shows", async () => {
+		let calls = 0;
+		const render = vi.spyOn(MarkdownRenderer, "render").mockImplementation(async (_app, markdown, el) => {
+			calls += 1;
+			if (calls === 1) throw new Error("an embed could not be read");
+			await new Promise((resolve) => setTimeout(resolve, 400)); // slower than the throttle
+			el.append(...parsed(markdown));
+		});
+		try {
+			const script: AgentEvent[] = [
+				{ event: "delta", text: "Fed Gus ", turn: 1 },
+				{ event: "delta", text: "on Sunday ", turn: 1 },
+				{ event: "delta", text: "at eight.", turn: 1 },
+				done("Fed Gus on Sunday at eight, checked."),
+			];
+			const loaded = await loadPlugin(script);
+			await loaded.plugin.openAskView(null);
+			loaded.client.between = async () => {
+				await new Promise((resolve) => setTimeout(resolve, 150)); // past the render throttle
+			};
+			await loaded.view().ask("When did I feed Gus?");
+			const shown = loaded.app.sidebarEl.querySelector(".vault-agent-answer")!;
+			expect(shown.textContent).toContain("Fed Gus on Sunday at eight, checked.");
+			// Four throttled renders were asked for while two were slow: one waits, not three.
+			expect(calls).toBeLessThanOrEqual(4);
+		} finally {
+			render.mockRestore();
+		}
+	});
 });
