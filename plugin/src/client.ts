@@ -162,7 +162,9 @@ export class SidecarClient {
 		body: AgentRequest,
 		options: { signal: AbortSignal; onEvent: (event: AgentEvent) => void },
 	): Promise<AskOutcome> {
-		await this.verify();
+		// Obsidian's requestUrl takes no signal: a sidecar that accepts the check and never answers
+		// it (paused, or another program on the port) must not hold the pane past Stop.
+		if ((await Promise.race([this.verify(), abortOf(options.signal)])) === ABORTED) return { kind: "aborted" };
 		const { url, token } = this.connection();
 		let response: Response;
 		try {
@@ -266,6 +268,16 @@ export async function healthProof(token: string, challenge: string): Promise<str
 }
 
 /** 32 random hex characters: a challenge the server can't have seen before. */
+const ABORTED = Symbol("aborted");
+
+/** Resolves with ABORTED once `signal` fires (at once if it has). */
+function abortOf(signal: AbortSignal): Promise<typeof ABORTED> {
+	return new Promise((resolve) => {
+		if (signal.aborted) resolve(ABORTED);
+		signal.addEventListener("abort", () => resolve(ABORTED), { once: true });
+	});
+}
+
 function newChallenge(): string {
 	const bytes = crypto.getRandomValues(new Uint8Array(16));
 	return Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");

@@ -113,6 +113,23 @@ describe("SidecarClient.ask", () => {
 		expect(outcome.kind).toBe("done");
 	});
 
+	it("says aborted when the user stops it while the sidecar never answers the token check", async () => {
+		const controller = new AbortController();
+		let asked = false;
+		const c = new SidecarClient(
+			() => CONNECTION,
+			() => new Promise<HttpResponse>(() => {}), // accepted, never answered
+			async () => {
+				asked = true;
+				return new Response(sse([DONE]));
+			},
+		);
+		setTimeout(() => controller.abort(), 20);
+		const outcome = await c.ask({ question: "q" }, { signal: controller.signal, onEvent: () => {} });
+		expect(outcome).toEqual({ kind: "aborted" });
+		expect(asked).toBe(false);
+	});
+
 	it("fails clearly when the stream ends before done", async () => {
 		const c = client(async () => new Response(sse([{ event: "delta", text: "half", turn: 1 }])));
 		await expect(c.ask({ question: "q" }, { signal: new AbortController().signal, onEvent: () => {} })).rejects.toMatchObject({
