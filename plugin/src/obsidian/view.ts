@@ -198,6 +198,8 @@ export class AskView extends ItemView implements HoverParent {
 		if (this.running) return;
 		const controller = new AbortController();
 		this.running = controller;
+		// The conversation asked in: the user may open another while the answer renders.
+		const asked = this.conversation.id;
 		this.lastQuestion = question;
 		this.setRunning(true);
 		this.setSubject(null);
@@ -214,7 +216,10 @@ export class AskView extends ItemView implements HoverParent {
 			});
 			if (outcome.kind === "done") {
 				await current.finish(outcome.done);
-				this.conversation = withExchange(this.conversation, {
+				const shown = this.conversation.id === asked;
+				const base = shown ? this.conversation : this.host.conversations.find((c) => c.id === asked);
+				if (!base) return; // deleted meanwhile
+				const updated = withExchange(base, {
 					question,
 					answer: outcome.done.answer,
 					selection: context.selection,
@@ -222,7 +227,8 @@ export class AskView extends ItemView implements HoverParent {
 					footer: footerOf(outcome.done),
 					at: Date.now(),
 				});
-				await this.host.saveConversation(this.conversation);
+				if (shown) this.conversation = updated;
+				await this.host.saveConversation(updated);
 			} else if (outcome.kind === "error") {
 				current.fail({ message: outcome.error.message, actions: ["retry"] });
 			} else {

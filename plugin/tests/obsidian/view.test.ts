@@ -1,6 +1,6 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { AgentEvent } from "../../src/generated/contract";
-import { Notice } from "../../stub/obsidian";
+import { MarkdownRenderer, Notice } from "../../stub/obsidian";
 import { SidecarError } from "../../src/client";
 import { done, loadPlugin, tick } from "./helpers";
 
@@ -149,6 +149,29 @@ describe("the pane", () => {
 		expect(loaded.app.sidebarEl.querySelectorAll(".vault-agent-turn")).toHaveLength(0);
 		await loaded.view().ask("Third?");
 		expect(loaded.client.requests[2]?.history).toBeUndefined();
+	});
+
+	it("keeps an answer in the conversation it was asked in when another is opened while it renders", async () => {
+		const loaded = await loadPlugin([done("First answer.")]);
+		await loaded.plugin.openAskView(null);
+		await loaded.view().ask("First?");
+		const render = vi.spyOn(MarkdownRenderer, "render");
+		render.mockImplementation(async (_app, markdown, el) => {
+			// The checked answer renders: the user starts a new conversation meanwhile.
+			if (markdown.includes("Second answer")) click(loaded.app.sidebarEl.querySelector("button.vault-agent-new")!);
+			el.createEl("p", { text: markdown });
+		});
+		try {
+			loaded.client.script = [done("Second answer.")];
+			await loaded.view().ask("Second?");
+		} finally {
+			render.mockRestore();
+		}
+		const saved = loaded.plugin.conversations.map((c) => c.exchanges.map((e) => e.question));
+		expect(saved).toEqual([["First?", "Second?"]]);
+		loaded.client.script = [done("Third answer.")];
+		await loaded.view().ask("Third?");
+		expect(loaded.client.requests[2]?.history).toBeUndefined(); // the new one holds nothing yet
 	});
 
 	it("stops the answer when Stop is pressed", async () => {
