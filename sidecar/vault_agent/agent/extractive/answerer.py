@@ -205,7 +205,8 @@ def _quoted(
     if plan.price and not plan.pointed and not any(holds_money(q.unit.text) for q in kept):
         # "How much does Sync Plus cost?" and the numbers found are gigabytes.
         return Answer(absent(closest), closest, plan.query, len(passages))
-    first = answer_first(quotes, kept, plan, calibration.sentence_sure)
+    analyzer = context.searcher.sparse.analyzer
+    first = answer_first(quotes, kept, plan, calibration.sentence_sure, analyzer)
     # "What went badly in the retro?": what the section it names says, though a line
     # elsewhere reads closer ("2026-10-29: planning meeting, see ..." for "what did we decide
     # in the planning meeting?").

@@ -15,11 +15,13 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
+from vault_agent.agent.extractive.events import done_lines
 from vault_agent.agent.extractive.lists import note_open_tasks, open_tasks
 from vault_agent.agent.extractive.plan import SearchPlan
 from vault_agent.agent.extractive.read_on import ANSWER_UNITS, read_on
 from vault_agent.agent.extractive.scoring import Quote, writes_time
 from vault_agent.agent.extractive.units import ANSWER_WIDE_CHARS, ANSWER_WORDS, says_something
+from vault_agent.index.embed.terms import Analyzer
 from vault_agent.vault.chunker import wide_chars
 
 #: A quote holding what the question asks for (a number, a date) opens the answer when it
@@ -50,11 +52,16 @@ _REPLY = re.compile(r"[?？](?P<reply>[^?？]*)$")
 
 
 def answer_first(
-    quotes: list[Quote], kept: list[Quote], plan: SearchPlan, sure: float = -1.0
+    quotes: list[Quote],
+    kept: list[Quote],
+    plan: SearchPlan,
+    sure: float = -1.0,
+    analyzer: Analyzer | None = None,
 ) -> list[Quote]:
     """The one or two quotes that answer: the best, or for a last/first question the newest
     (oldest) dated one among those that bear on it, or for a question naming several days
-    the best of each day's note that answers (`sure`: how close one must be), day by day."""
+    the best of each day's note that answers (`sure`: how close one must be), day by day.
+    `analyzer` reads what a journal's lines report done (`events.py`; None: not read)."""
     if plan.tasks_only:
         tasks = open_tasks(quotes)
         if tasks:
@@ -72,8 +79,11 @@ def answer_first(
     if plan.order is not None:
         # A dated note answers a "when" question even when an undated one (the recipe) is
         # closer; notes named by versions (a changelog) are ordered by version, if none is.
+        # Of a journal's days, those that report the asked thing done (`events.py`).
+        done = done_lines(quotes, plan.question, analyzer)
         for when, within in ((_when_dated, DATED_WITHIN), (_when_versioned, RELEASES_WITHIN)):
-            ordered = _in_order(quotes, kept[0].score, when, plan.order, within)
+            pool = done if when is _when_dated else quotes
+            ordered = _in_order(pool, kept[0].score, when, plan.order, within)
             if ordered is not None:
                 return [ordered]
     if plan.when:

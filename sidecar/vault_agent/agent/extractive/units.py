@@ -179,7 +179,7 @@ def split_units(body: str, heading: str, table_header: str = "") -> list[Unit]:
         if not paragraph:
             return
         count = len(units)
-        for sentence in _sentences(" ".join(paragraph)):
+        for sentence in sentences(" ".join(paragraph)):
             add(sentence, navigation=bool(_LINKS_ONLY.fullmatch(sentence)))
         one_line = len(paragraph) == 1 and len(units) == count + 1
         text = units[-1].text if one_line else ""
@@ -329,7 +329,7 @@ def _reads_as_label(text: str) -> bool:
     return bool(text) and short and not text.endswith(_LABEL_ENDS)
 
 
-def _sentences(text: str) -> list[str]:
+def sentences(text: str) -> list[str]:
     """`text` cut at its sentences' ends, never inside a link or code: a heading linked to
     ("[[FAQ#Can I use both？]]", "[[FAQ#Is it free? Yes|...]]") or a command in code ends no
     sentence of the note's."""
