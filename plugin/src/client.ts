@@ -107,15 +107,17 @@ export class SidecarClient {
 	 * the module comment). Rejects, having sent nothing but the challenge: "unauthorized" when no
 	 * token is set, or when the server proves another token (a sidecar started with its own;
 	 * only its advice to the user rests on that); "impostor" when it proves nothing;
-	 * "unreachable" when nothing answers.
+	 * "unreachable" when nothing answers. Resolves with the connection it checked: the request
+	 * that follows goes there, whatever the settings became meanwhile.
 	 */
-	async verify(): Promise<void> {
-		const { url, token } = this.connection();
+	async verify(): Promise<Connection> {
+		const connection = this.connection();
+		const { url, token } = connection;
 		if (!token) throw new SidecarError("unauthorized", "no token is set", 401, "missing_token");
 		const challenge = newChallenge();
 		const health = await this.json<HealthResponse>("GET", `/v1/health?challenge=${challenge}`, undefined, false);
 		const proof: unknown = health.proof;
-		if (proof === (await healthProof(token, challenge))) return;
+		if (proof === (await healthProof(token, challenge))) return connection;
 		if (typeof proof === "string" && /^[0-9a-f]{64}$/.test(proof)) {
 			throw new SidecarError(
 				"unauthorized",
@@ -164,8 +166,9 @@ export class SidecarClient {
 	): Promise<AskOutcome> {
 		// Obsidian's requestUrl takes no signal: a sidecar that accepts the check and never answers
 		// it (paused, or another program on the port) must not hold the pane past Stop.
-		if ((await Promise.race([this.verify(), abortOf(options.signal)])) === ABORTED) return { kind: "aborted" };
-		const { url, token } = this.connection();
+		const checked = await Promise.race([this.verify(), abortOf(options.signal)]);
+		if (checked === ABORTED) return { kind: "aborted" };
+		const { url, token } = checked;
 		let response: Response;
 		try {
 			response = await this.fetcher(endpoint(url, "/v1/ask"), {
@@ -212,8 +215,7 @@ export class SidecarClient {
 
 	/** A JSON call; with `authorized`, to a server that proved it holds the token, with it. */
 	private async json<T>(method: "GET" | "POST", path: string, body?: unknown, authorized = true): Promise<T> {
-		if (authorized) await this.verify();
-		const { url, token } = this.connection();
+		const { url, token } = authorized ? await this.verify() : this.connection();
 		let response: HttpResponse;
 		try {
 			response = await this.request({

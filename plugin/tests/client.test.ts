@@ -130,6 +130,18 @@ describe("SidecarClient.ask", () => {
 		expect(asked).toBe(false);
 	});
 
+	it("sends the question where the token was checked, though the settings changed meanwhile", async () => {
+		const urls: string[] = [];
+		let calls = 0;
+		const connection = () => (calls++ === 0 ? CONNECTION : { url: "http://127.0.0.1:9999/", token: "other" });
+		const c = new SidecarClient(connection, genuine(async () => ({ status: 500, text: "" })), async (url, init) => {
+			urls.push(`${url} ${(init.headers as Record<string, string>).Authorization}`);
+			return new Response(sse([DONE]));
+		});
+		await c.ask({ question: "q" }, { signal: new AbortController().signal, onEvent: () => {} });
+		expect(urls).toEqual(["http://127.0.0.1:8765/v1/ask Bearer secret"]);
+	});
+
 	it("fails clearly when the stream ends before done", async () => {
 		const c = client(async () => new Response(sse([{ event: "delta", text: "half", turn: 1 }])));
 		await expect(c.ask({ question: "q" }, { signal: new AbortController().signal, onEvent: () => {} })).rejects.toMatchObject({
