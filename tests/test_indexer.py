@@ -204,6 +204,36 @@ def test_bad_files_get_a_reason_and_good_ones_still_index(index: VaultIndex, vau
     assert index.searcher.search("crème brûlée", limit=1)[0].file == "latin1.md"
 
 
+def test_a_note_whose_chunking_fails_is_reported_and_the_others_still_index(
+    index: VaultIndex, vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A note the parser took but the chunker (or what it calls) can't: an error of ours,
+    # which stopped the whole sync, and so every search and answer, when it escaped.
+    (vault / "Chunked badly.md").write_text("# Fine\n\nThe quince jelly set overnight.\n")
+    (vault / "Good.md").write_text("The medlar tree fruited this year.\n")
+    prepare = index.indexer.ingest.prepare
+
+    def failing(note: Any, *args: Any, **kwargs: Any) -> Any:
+        if note.file == "Chunked badly.md":
+            raise AssertionError("expected name token")
+        return prepare(note, *args, **kwargs)
+
+    monkeypatch.setattr(index.indexer.ingest, "prepare", failing)
+    index.indexer.sync()
+    status = {s.file: s for s in index.indexer.file_status()}
+    assert status["Chunked badly.md"].state == "failed"
+    assert "expected name token" in (status["Chunked badly.md"].reason or "")
+    assert index.searcher.search("medlar tree", limit=1)[0].file == "Good.md"
+
+
+def test_an_html_block_python_cannot_parse_is_read_as_text(index: VaultIndex, vault: Path) -> None:
+    (vault / "Diagram.md").write_text("<div><![[Flowchart]]</div>\n\nThe loquat flowchart.\n")
+    index.indexer.sync()
+    status = {s.file: s for s in index.indexer.file_status()}
+    assert status["Diagram.md"].state == "indexed"
+    assert index.searcher.search("loquat flowchart", limit=1)[0].file == "Diagram.md"
+
+
 def test_new_note_resolves_earlier_dangling_links_in_the_payload(
     index: VaultIndex, vault: Path
 ) -> None:

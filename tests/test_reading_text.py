@@ -32,6 +32,10 @@ from vault_agent.vault.reading_text import reading_text
         ("| a | b |\n|---|---|\n| 1 | [x](http://y) |", "a | b\n1 | x"),
         ("- one\n- two [link](https://x.y)", "- one\n- two link"),
         ("<script>alert(1)</script>\n\nAfter", "After"),
+        # Marked sections Python's parser asserts on: read as the text a browser shows.
+        ("<div><![[Diagram]]</div>", "<![[Diagram]]"),
+        ("<div>Before <![x]> after</div>", "Before <![x]> after"),
+        ("<div><![CDATA[x]]> kept</div>", "kept"),
     ],
 )
 def test_reading_text(markdown: str, expected: str) -> None:

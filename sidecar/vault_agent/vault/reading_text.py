@@ -22,6 +22,8 @@ if TYPE_CHECKING:
     from markdown_it import MarkdownIt
     from markdown_it.token import Token
 
+#: The opening of an HTML marked section (`<![CDATA[`), which the parser may refuse.
+_MARKED_SECTION = re.compile(r"<!\[")
 #: Text with none of these is plain already: no parse needed.
 _MARKUP = re.compile(r"[\[<`&\\#|]|%%|://|www\.")
 #: A scheme is at most 32 characters: unbounded, each word of a long hyphenated run
@@ -83,8 +85,15 @@ def _inline_text(children: list[Token]) -> str:
 def _html_text(html: str) -> str:
     """The text between the tags of an HTML block (scripts and styles show none)."""
     collector = _TextOfHtml()
-    collector.feed(html)
-    collector.close()
+    try:
+        collector.feed(html)
+        collector.close()
+    except AssertionError:
+        # Python 3.11's parser asserts on a marked section it can't name ("<![[Diagram]]",
+        # "<![x]>"): read as text, which is what a browser shows of it.
+        collector = _TextOfHtml()
+        collector.feed(_MARKED_SECTION.sub("&lt;![", html))
+        collector.close()
     return " ".join(" ".join(collector.parts).split())
 
 

@@ -339,15 +339,16 @@ class Indexer:
             return None
         try:
             note = parse_note(file, raw)
+            pending = self._pending(note, vault_file.mtime, len(raw), state)
         except NoteError as error:
             self._fail(file, "skipped", str(error), report, state)
             return None
-        except Exception as error:  # one bad note must never stop the vault
+        except Exception as error:  # one bad note must never stop the vault: nor its chunking
             log.exception("parsing %s failed", file)
             self._fail(file, "failed", f"could not parse: {error!r}", report, state)
             return None
         self.links.parsed(note)
-        return self._pending(note, vault_file.mtime, len(raw), state)
+        return pending
 
     def _prepare_pdf(
         self, vault_file: VaultFile, state: FileState | None, report: SyncReport
