@@ -778,6 +778,92 @@ def test_a_symlinked_folder_into_an_unreadable_tree_does_not_stop_the_watcher(
         assert index.searcher.search("quince jelly", limit=1)[0].file == "Fresh.md"
 
 
+class _Unsearchable:
+    """A folder entry whose stat is refused, as in a folder listed (read permission) but not
+    looked into (no search permission)."""
+
+    def __init__(self, entry: os.DirEntry[str]) -> None:
+        self._entry = entry
+        self.name, self.path = entry.name, entry.path
+
+    def is_dir(self, *, follow_symlinks: bool = True) -> bool:
+        return self._entry.is_dir(follow_symlinks=follow_symlinks)
+
+    def is_symlink(self) -> bool:
+        return self._entry.is_symlink()
+
+    def stat(self, *, follow_symlinks: bool = True) -> os.stat_result:
+        raise PermissionError(13, "Permission denied", self.path)
+
+
+class _Listing(list[object]):
+    """A folder's entries as `os.scandir` gives them: iterable, and a context manager."""
+
+    def __enter__(self) -> _Listing:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+def _scandir_refusing_stat(refused: Callable[[str], bool]) -> Callable[[str], object]:
+    """`os.scandir`, with the entries of the folders `refused` names unsearchable."""
+    real_scandir = os.scandir
+
+    def scandir(path: str) -> object:
+        if not refused(path):
+            return real_scandir(path)
+        with real_scandir(path) as entries:
+            return _Listing(_Unsearchable(entry) for entry in entries)
+
+    return scandir
+
+
+def test_a_folder_that_can_be_listed_but_not_looked_into_keeps_its_notes(
+    tmp_path: Path, embedder: MiniLmEmbedder, sparse: Bm25Encoder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`chmod a-x Shared`: its names can be read, not their sizes; its notes were reported
+    removed, with no word of why."""
+    vault = tmp_path / "vault"
+    (vault / "Shared").mkdir(parents=True)
+    (vault / "Shared" / "Plan.md").write_text("The zanzibarword plan.\n", encoding="utf-8")
+    (vault / "Other.md").write_text("Nothing to see.\n", encoding="utf-8")
+    settings = api_settings(vault, tmp_path)
+    with VaultIndex(settings, embedder=embedder, sparse=sparse) as index:
+        index.indexer.sync()
+        listed_only = _scandir_refusing_stat(lambda path: Path(path).name == "Shared")
+        monkeypatch.setattr("vault_agent.vault.files.os.scandir", listed_only)
+        report = index.indexer.sync()
+        status = statuses(index)
+        assert report.deleted == 0
+        assert status["Shared/"].reason == "folder can't be read: Permission denied"
+        assert index.searcher.search("zanzibarword", limit=1, mode="sparse")[0].file == (
+            "Shared/Plan.md"
+        )
+
+
+def test_a_vault_folder_gone_or_unreadable_stops_the_sync_and_deletes_nothing(
+    tmp_path: Path, embedder: MiniLmEmbedder, sparse: Bm25Encoder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Moved, unmounted, or its permissions changed while the sidecar runs: every note was
+    deleted from the index by the next full sync."""
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "Plan.md").write_text("The zanzibarword plan.\n", encoding="utf-8")
+    settings = api_settings(vault, tmp_path)
+    with VaultIndex(settings, embedder=embedder, sparse=sparse) as index:
+        index.indexer.sync()
+        vault.rename(tmp_path / "elsewhere")
+        with pytest.raises(files.VaultFolderError, match="the vault folder is gone"):
+            index.indexer.sync()
+        (tmp_path / "elsewhere").rename(vault)
+        unsearchable_root = _scandir_refusing_stat(lambda path: Path(path) == vault.resolve())
+        monkeypatch.setattr("vault_agent.vault.files.os.scandir", unsearchable_root)
+        with pytest.raises(files.VaultFolderError, match="can't be read"):
+            index.indexer.sync()
+        assert "Plan.md" in index.store.file_states()
+
+
 def test_a_folder_that_cannot_be_read_is_reported_and_its_notes_kept(
     tmp_path: Path, embedder: MiniLmEmbedder, sparse: Bm25Encoder, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -15,6 +15,7 @@ from vault_agent.cli.collector import startup_done
 from vault_agent.config import Settings
 from vault_agent.index.embed.errors import EmbeddingError
 from vault_agent.index.store.errors import StoreError
+from vault_agent.vault.files import VaultFolderError
 
 if TYPE_CHECKING:
     from vault_agent.index.sync.status import IndexProgress, SyncReport
@@ -49,7 +50,7 @@ def open_index(settings: Settings) -> VaultIndex:
         from vault_agent.index.vault_index import VaultIndex
 
         vault_index = VaultIndex(settings, models=models)
-    except (StoreError, EmbeddingError, FileNotFoundError) as error:
+    except (StoreError, EmbeddingError, FileNotFoundError, VaultFolderError) as error:
         errors.print(f"[red]error:[/red] {error}")
         raise typer.Exit(1) from error
     startup_done()
@@ -57,7 +58,8 @@ def open_index(settings: Settings) -> VaultIndex:
 
 
 def sync_with_progress(vault_index: VaultIndex, quiet: bool = False) -> SyncReport:
-    """Sync the index, with a progress bar on a terminal; a store error exits 1."""
+    """Sync the index, with a progress bar on a terminal; a store error, or a vault folder
+    gone or unreadable, exits 1."""
     try:
         if quiet or not sys.stderr.isatty():
             return vault_index.indexer.sync()
@@ -91,7 +93,7 @@ def sync_with_progress(vault_index: VaultIndex, quiet: bool = False) -> SyncRepo
                 )
 
             return vault_index.indexer.sync(on_progress=show)
-    except (StoreError, EmbeddingError) as error:
+    except (StoreError, EmbeddingError, VaultFolderError) as error:
         errors.print(f"[red]error:[/red] {error}")
         raise typer.Exit(1) from error
 

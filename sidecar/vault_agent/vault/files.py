@@ -48,6 +48,11 @@ class PathOutsideVaultError(ValueError):
     it was resolved)."""
 
 
+class VaultFolderError(OSError):
+    """The vault's own folder is gone or can't be read: what it holds is unknown, and no note
+    of it may be taken for deleted."""
+
+
 class RefusedFileError(ValueError):
     """A file the vault does not index (hidden, ignored, or reached through a symlink that is
     not followed): its bytes are never read. The message says why."""
@@ -91,13 +96,14 @@ def _walk(
         folder, prefix = stack.pop()
         try:
             entries = sorted(os.scandir(folder), key=lambda e: e.name, reverse=True)
-        except FileNotFoundError:
+        except FileNotFoundError as error:
+            if not prefix:  # the vault itself (moved, unmounted): nothing of it is gone
+                raise VaultFolderError(f"the vault folder is gone: {root}") from error
             continue  # vanished while scanning: its files aren't in the vault now
         except OSError as error:
             # Unreadable (permissions, a network share away): what is in it is unknown, not
             # gone. Its key ends with "/", so the indexer keeps the notes it had there.
-            if problems is not None and prefix:
-                problems[prefix] = f"folder can't be read: {error.strerror or error}"
+            _unreadable(root, prefix, error, problems)
             continue
         for entry in entries:
             if entry.name.startswith("."):
@@ -119,11 +125,26 @@ def _walk(
                         problems[relative] = problem
                     continue
                 stat = entry.stat()  # follows a file symlink: we index what it points to
+            except PermissionError as error:
+                # A folder that can be listed but not looked into (no search permission):
+                # what it holds is unknown, not gone.
+                _unreadable(root, prefix, error, problems)
+                break
             except OSError:
                 continue  # deleted while scanning, dangling symlink, or a symlink loop
             if not S_ISREG(stat.st_mode):
                 continue
             yield VaultFile(file=relative, mtime=stat.st_mtime, size=stat.st_size)
+
+
+def _unreadable(root: Path, prefix: str, error: OSError, problems: dict[str, str] | None) -> None:
+    """The folder at `prefix` can't be read: put in `problems` (its notes are kept as they
+    were); the vault's own folder raises `VaultFolderError`."""
+    if not prefix:
+        message = f"the vault folder can't be read: {root}: {error.strerror or error}"
+        raise VaultFolderError(message) from error
+    if problems is not None:
+        problems[prefix] = f"folder can't be read: {error.strerror or error}"
 
 
 def scan_paths(
@@ -154,6 +175,10 @@ def scan_paths(
         try:
             path = resolve_in_vault(root, file)
             stat = path.stat()
+        except PermissionError as error:  # in a folder that can't be looked into: not gone
+            folder = file.rpartition("/")[0]
+            _unreadable(root, f"{folder}/" if folder else "", error, problems)
+            continue
         except (OSError, ValueError):
             continue
         if path == root:
