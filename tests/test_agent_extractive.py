@@ -41,7 +41,7 @@ from vault_agent.cli.main import app
 from vault_agent.config import LlmSettings
 from vault_agent.index.embed.bm25 import Bm25Encoder
 from vault_agent.index.embed.choose import TextModels
-from vault_agent.index.embed.minilm import MiniLmEmbedder
+from vault_agent.index.embed.minilm import MiniLmEmbedder, Vector
 from vault_agent.index.embed.terms import Analyzer
 from vault_agent.index.search.hints import QueryHints
 from vault_agent.index.vault_index import VaultIndex
@@ -1742,3 +1742,24 @@ def test_splitting_a_line_of_opening_code_tags_takes_linear_time() -> None:
     started = time.thread_time()
     split_units("<code>" * 6_000 + "\n", "")
     assert time.thread_time() - started < 0.1
+
+
+async def test_a_heading_of_a_pasted_megabyte_line_is_read_in_part(
+    tmp_path: Path, embedder: MiniLmEmbedder, sparse: Bm25Encoder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Minified JSON over "---" is a setext heading: each sentence under it was embedded with
+    # all of it (a 1.5 MB line: 69 s and 13.9 GB to answer).
+    blob = '{"items": [' + ", ".join(f'{{"id": {i}, "state": "open"}}' for i in range(4000)) + "]}"
+    notes = {"Export.md": f"Raw export:\n\n{blob}\n---\n\nWe water the garden with drip lines.\n"}
+    read: list[int] = []
+    with indexed_notes(tmp_path, notes, embedder, sparse) as index:
+        embed = index.embedder.embed_documents
+
+        def recording(texts: list[str]) -> list[Vector]:
+            read.extend(len(text) for text in texts)
+            return embed(texts)
+
+        monkeypatch.setattr(index.embedder, "embed_documents", recording)
+        done = done_of(await ask(index, ExtractiveAnswerer(), "How do we water the garden?"))
+    assert done.answer
+    assert read and max(read) < 1_000, max(read)

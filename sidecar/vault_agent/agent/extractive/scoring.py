@@ -90,6 +90,8 @@ SCORED_UNITS = 24
 #: Units scored besides those, when the question asks when: the best by shared terms and
 #: passage rank of those writing a date, a year or a version.
 FITTING_UNITS = 8
+#: A unit's heading and list label are read up to this many characters (a heading is a line).
+PLACE_CHARS = 300
 _EXACT = re.compile(r"\d|\w[._]\w")
 _VERSION = re.compile(r"\bv?(\d+(?:\.\d+)+)\b", re.IGNORECASE)
 _TIME = re.compile(r"\b(?:1[89]|20)\d\d\b|\bv?\d+\.\d+\b", re.IGNORECASE)
@@ -437,10 +439,13 @@ class _Candidate:
 
     @property
     def read_as(self) -> str:
-        heading = _last(self.unit.heading)
-        place = f"{self.passage.chunk.title}. {heading}" if heading else self.passage.chunk.title
+        # A heading can be a pasted line of megabytes (minified JSON over "---" is a setext
+        # heading): the readers embed what they are given whole, at gigabytes of memory.
+        heading = _last(self.unit.heading)[:PLACE_CHARS]
+        title = self.passage.chunk.title
+        place = f"{title}. {heading}" if heading else title
         if self.unit.under:
-            place = f"{place}. {self.unit.under}"
+            place = f"{place}. {self.unit.under[:PLACE_CHARS]}"
         return f"{place}: {self.unit.text}"
 
 
