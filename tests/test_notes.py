@@ -454,6 +454,22 @@ def test_non_utf8_text_is_decoded_with_a_warning() -> None:
     assert latin.warnings == ["not UTF-8: decoded as latin-1"]
 
 
+@pytest.mark.parametrize(
+    ("raw", "kept"),
+    [
+        # A byte of another encoding at the end: read as cp1252, these were "binary".
+        ("# Полив\nМы решили поливать сад капельным способом.\n".encode() + b"\xff", "Полив"),
+        ("日本語のテキストです".encode()[:-1], "日本語のテキスト"),  # cut inside its last character
+        # One latin-1 byte pasted into UTF-8: the rest is not garbled into "Ãœberblick".
+        ("# Überblick\nBewässerung".encode() + " café".encode("latin-1"), "Überblick\nBewässerung"),
+    ],
+)
+def test_utf8_with_a_few_invalid_bytes_is_read_as_utf8(raw: bytes, kept: str) -> None:
+    note = parse_note("damaged.md", raw)
+    assert kept in note.body
+    assert note.warnings == ["not valid UTF-8: 1 invalid byte sequence(s) replaced by \ufffd"]
+
+
 def test_byte_order_marks_are_honoured() -> None:
     text = "---\ntags: [bom]\n---\n# Title\n"
     utf8 = parse_note("a.md", b"\xef\xbb\xbf" + text.encode())

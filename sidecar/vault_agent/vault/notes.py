@@ -180,14 +180,8 @@ def _decode(raw: bytes) -> tuple[str, list[str]]:
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError:
-        # Old Windows editors save cp1252; latin-1 maps every byte, so it never fails.
-        encoding = "cp1252"
-        try:
-            text = raw.decode(encoding)
-        except UnicodeDecodeError:
-            encoding = "latin-1"
-            text = raw.decode(encoding)
-        warnings.append(f"not UTF-8: decoded as {encoding}")
+        text, warning = _damaged_utf8(raw) or _legacy(raw)
+        warnings.append(warning)
     # Binary formats without NUL bytes are rare; they show up as runs of control characters.
     # Text in a legacy encoding has next to none: one that isn't UTF-8 (random bytes, a
     # compressed file) is judged with its C1 controls too, and on a lower share.
@@ -200,6 +194,28 @@ def _decode(raw: bytes) -> tuple[str, list[str]]:
     if controls >= 8 and controls > len(sample) * share:
         raise NoteError("not a text file: mostly control characters (binary content)")
     return text, warnings
+
+
+def _damaged_utf8(raw: bytes) -> tuple[str, str] | None:
+    """`raw` read as UTF-8 with its few invalid bytes replaced, when it is UTF-8 text with
+    some damage (a character cut at the end, one byte of another encoding pasted in): more of
+    its characters are UTF-8's multi-byte ones than it has invalid bytes. Read as cp1252, a
+    Russian or Japanese note would be taken for binary, a German one garbled ("Ãœberblick")."""
+    text = raw.decode("utf-8-sig", errors="replace")
+    bad = text.count("\ufffd") - raw.count("\ufffd".encode())
+    multibyte = sum(1 for char in text if char > "\x7f") - text.count("\ufffd")
+    if multibyte <= bad:
+        return None
+    return text, f"not valid UTF-8: {bad} invalid byte sequence(s) replaced by \ufffd"
+
+
+def _legacy(raw: bytes) -> tuple[str, str]:
+    """`raw` in a legacy encoding: old Windows editors save cp1252; latin-1 maps every byte,
+    so it never fails."""
+    try:
+        return raw.decode("cp1252"), "not UTF-8: decoded as cp1252"
+    except UnicodeDecodeError:
+        return raw.decode("latin-1"), "not UTF-8: decoded as latin-1"
 
 
 def _frontmatter_links(frontmatter: dict[str, Any]) -> list[RawLink]:
