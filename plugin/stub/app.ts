@@ -170,6 +170,10 @@ export function createFakeApp(options: FakeAppOptions = {}) {
 				return tfile(path)!;
 			},
 			createFolder: async (path: string) => {
+				// As on macOS and Windows, whose file systems ignore case.
+				if ([...folders, ...files.keys()].some((taken) => taken.toLowerCase() === path.toLowerCase())) {
+					throw new Error(`Folder already exists: ${path}`);
+				}
 				folders.add(path);
 			},
 		},

@@ -14,12 +14,23 @@ export async function saveConversationNote(app: App, conversation: Conversation,
 		new Notice("Nothing to save yet: ask a question first.");
 		return null;
 	}
-	const dir = normalizePath(folder.trim() || "/");
-	if (dir !== "/" && !(app.vault.getAbstractFileByPath(dir) instanceof TFolder)) {
-		await app.vault.createFolder(dir);
-	}
 	// Taken whatever its case or Unicode form: macOS and Windows would refuse the new name.
 	const key = (path: string) => path.normalize("NFC").toLowerCase();
+	let dir = normalizePath(folder.trim() || "/");
+	if (dir !== "/" && !(app.vault.getAbstractFileByPath(dir) instanceof TFolder)) {
+		// "chats" in the settings and a "Chats" folder: one folder to macOS and Windows.
+		const existing = app.vault.getAllLoadedFiles().find((f) => f instanceof TFolder && key(f.path) === key(dir));
+		if (existing) {
+			dir = existing.path;
+		} else {
+			try {
+				await app.vault.createFolder(dir);
+			} catch (error) {
+				new Notice(`Could not make the folder ${dir}: ${error instanceof Error ? error.message : String(error)}`);
+				return null;
+			}
+		}
+	}
 	const taken = new Set(app.vault.getAllLoadedFiles().map((file) => key(file.path)));
 	const path = uniqueNotePath(dir === "/" ? "" : dir, noteFileName(conversation), (p) => taken.has(key(p)));
 	let file: TFile;

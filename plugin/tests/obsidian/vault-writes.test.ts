@@ -110,6 +110,16 @@ describe("Save as note's file name", () => {
 		expect(loaded.app.files.get("Chats/gus 2.md")?.content).toContain("Fed Gus.");
 	});
 
+	it("goes into the folder of the settings' name whatever its case, or says why it can't", async () => {
+		const loaded = await loadPlugin([done("Fed Gus.")], { notes: [{ path: "Chats/Gus.md", content: "mine" }] });
+		await askThenSave(loaded, "When?", "chats");
+		expect(loaded.app.files.get("Chats/When.md")?.content).toContain("Fed Gus.");
+		const blocked = await loadPlugin([done("Fed Gus.")], { notes: [{ path: "Saved.md", content: "a note" }] });
+		await askThenSave(blocked, "When?", "saved.md"); // a note's name, to a case-blind disk
+		expect([...blocked.app.files.keys()]).toEqual(["Saved.md"]);
+		expect(Notice.shown.at(-1)).toMatch(/^Could not make the folder saved\.md: Folder already exists/);
+	});
+
 	it("is a name every desktop system can create", () => {
 		for (const title of ["CON", "nul", "aux", "COM1", "LPT9"]) {
 			expect(noteFileName(titled(title)), title).not.toMatch(/^(con|prn|aux|nul|com\d|lpt\d)$/i);
