@@ -477,6 +477,10 @@ def test_byte_order_marks_are_honoured() -> None:
     utf16 = parse_note("b.md", text.encode("utf-16"))
     assert utf16.tags == ["bom"]
     assert utf16.warnings == ["not UTF-8: decoded as UTF-16"]
+    # UTF-32's little-endian mark begins with UTF-16's: read as UTF-16, every other
+    # character was a NUL.
+    utf32 = parse_note("c.md", text.encode("utf-32"))
+    assert (utf32.tags, utf32.warnings) == (["bom"], ["not UTF-8: decoded as UTF-32"])
 
 
 @settings(max_examples=300, deadline=None)

@@ -168,7 +168,13 @@ _C1_CONTROL = re.compile(r"[\x80-\x9f]")
 
 
 def _decode(raw: bytes) -> tuple[str, list[str]]:
-    """Text of `raw` plus warnings; UTF-8 first, then UTF-16 (BOM) or cp1252/latin-1."""
+    """Text of `raw` plus warnings; UTF-8 first, then UTF-32 or UTF-16 (BOM), or
+    cp1252/latin-1."""
+    if raw.startswith((b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")):  # before UTF-16's, its prefix
+        try:
+            return raw.decode("utf-32"), ["not UTF-8: decoded as UTF-32"]
+        except UnicodeDecodeError as exc:
+            raise NoteError(f"not a text file: invalid UTF-32 ({exc.reason})") from exc
     if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
         try:
             return raw.decode("utf-16"), ["not UTF-8: decoded as UTF-16"]
