@@ -61,6 +61,8 @@ async def test_a_last_time_question_is_answered_by_the_newest_day_reporting_it_d
         ("Je n'ai pas nourri Gus.", "Journal", "", ""),
         ("No le di de comer a Gus.", "Diario", "", ""),
         ("Гуса не кормил.", "Журнал", "", ""),
+        ("今天没有喂 Gus。", "日志", "", ""),
+        ("今天喂了 Gus，状态不错。", "日志", "", "今天喂了 Gus，状态不错。"),
     ],
 )
 def test_a_line_reports_what_it_says_was_done(

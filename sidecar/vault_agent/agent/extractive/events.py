@@ -25,6 +25,7 @@ from vault_agent.agent.extractive.question_words import UNSPACED, compiled
 from vault_agent.agent.extractive.scoring import Quote
 from vault_agent.agent.extractive.units import Unit, sentences
 from vault_agent.index.embed.terms import Analyzer
+from vault_agent.vault.chunker import HEADING_SEPARATOR
 
 #: Words saying a line's action was not done, or is still to come. Not a bare "morning"-or-
 #: "tomorrow" word ("morgen", "mañana" can be either in a day's log), nor "going to" ("Going
@@ -35,10 +36,11 @@ NOT_DONE = {
     r"plan(?:s|ned|ning)?(?: to)?|need to|have to|should|must|maybe|later|to-?do",
     "de": r"nicht|kein(?:e|en|er|em|es)?|nie|niemals|nächste[nmrs]?|später|werde|wirst|wird|"
     r"werden|geplant|übersprungen|ausgelassen|vergessen",
-    "fr": r"ne|n'|pas|jamais|aucune?|prochaine?s?|plus tard|prévue?s?|sauté|oublié",
+    "fr": r"ne|pas|jamais|aucune?|prochaine?s?|plus tard|prévue?s?|sauté|oublié",
     "es": r"no|nunca|ningún|ninguna|próxim[oa]s?|luego|planeado|saltado|olvidé|pendiente",
     "ru": r"не|нет|никогда|завтра|следующ\w*|позже|пропусти\w*|забы\w*|планир\w*",
-    UNSPACED: r"没有|沒有|不|明日|明天|次回|予定|しなかった|忘れ",
+    # Not a bare "不" or "没": "不错" (not bad), "没问题" (no problem) report nothing undone.
+    UNSPACED: r"没有|沒有|还没|還沒|明日|明天|次回|予定|しなかった|忘れ",
 }
 #: A section's heading saying its lines are plans, not a log ("## Tomorrow", "## Ideas").
 PLANNED = {
@@ -61,7 +63,7 @@ SHARED_WORDS = 2
 def done_text(unit: Unit) -> str:
     """The sentences of `unit` that report something done: none for an open task or a line
     under a heading of plans, and none saying a thing was not done or is to come."""
-    if unit.open_task or _PLANNED.search(unit.heading.rsplit(" > ", 1)[-1]):
+    if unit.open_task or _PLANNED.search(unit.heading.rsplit(HEADING_SEPARATOR, 1)[-1]):
         return ""
     return " ".join(part for part in sentences(unit.text) if not _NOT_DONE.search(part))
 
