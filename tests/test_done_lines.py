@@ -1,6 +1,6 @@
 """A last/first question over a journal is answered by the newest (oldest) day that reports
 the asked thing done: not by a plan, a thing not done, or another thing done to the same
-subject (`agent/extractive/events.py`)."""
+subject (`agent/extractive/done_lines.py`)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 
 from agent_helpers import ask, done_of
 from vault_agent.agent.extractive import ExtractiveAnswerer
-from vault_agent.agent.extractive.events import done_text
+from vault_agent.agent.extractive.done_lines import done_text
 from vault_agent.agent.extractive.units import Unit
 from vault_agent.index.vault_index import VaultIndex
 

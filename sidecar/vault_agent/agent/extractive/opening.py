@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from vault_agent.agent.extractive.events import done_lines
+from vault_agent.agent.extractive.done_lines import done_lines
 from vault_agent.agent.extractive.lists import note_open_tasks, open_tasks
 from vault_agent.agent.extractive.plan import SearchPlan
 from vault_agent.agent.extractive.read_on import ANSWER_UNITS, read_on
@@ -61,7 +61,7 @@ def answer_first(
     """The one or two quotes that answer: the best, or for a last/first question the newest
     (oldest) dated one among those that bear on it, or for a question naming several days
     the best of each day's note that answers (`sure`: how close one must be), day by day.
-    `analyzer` reads what a journal's lines report done (`events.py`; None: not read)."""
+    `analyzer` reads what a journal's lines report done (`done_lines.py`; None: not read)."""
     if plan.tasks_only:
         tasks = open_tasks(quotes)
         if tasks:
@@ -79,7 +79,7 @@ def answer_first(
     if plan.order is not None:
         # A dated note answers a "when" question even when an undated one (the recipe) is
         # closer; notes named by versions (a changelog) are ordered by version, if none is.
-        # Of a journal's days, those that report the asked thing done (`events.py`).
+        # Of a journal's days, those that report the asked thing done (`done_lines.py`).
         done = done_lines(quotes, plan.question, analyzer)
         for when, within in ((_when_dated, DATED_WITHIN), (_when_versioned, RELEASES_WITHIN)):
             pool = done if when is _when_dated else quotes
