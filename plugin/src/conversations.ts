@@ -4,6 +4,7 @@
  * hand edit left there. They live in the plugin's data (data.json), never in the sidecar: the
  * API stays stateless, each question carries its history. No `obsidian` import.
  */
+import { MAX_SELECTION_CHARS } from "./context";
 import { asRecord } from "./records";
 
 /** One question and its checked answer, as the pane shows it again. */
@@ -53,11 +54,14 @@ export function displayTitle(conversation: Conversation): string {
 
 /** `conversation` with one more exchange (titled by its first question). */
 export function withExchange(conversation: Conversation, exchange: StoredExchange): Conversation {
+	// A selection is sent clipped (`buildAskRequest`): kept whole, a pasted book would be written
+	// into data.json, in the synced vault, after every answer.
+	const selection = exchange.selection?.slice(0, MAX_SELECTION_CHARS) ?? null;
 	return {
 		...conversation,
 		title: conversation.title || titleFrom(exchange.question),
 		updated: exchange.at,
-		exchanges: [...conversation.exchanges, exchange],
+		exchanges: [...conversation.exchanges, { ...exchange, selection }],
 	};
 }
 

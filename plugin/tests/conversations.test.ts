@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { MAX_SELECTION_CHARS } from "../src/context";
 import {
 	MAX_CONVERSATIONS,
 	displayTitle,
@@ -31,6 +32,13 @@ describe("conversations", () => {
 		expect([conversation.title, conversation.updated, displayTitle(conversation)]).toEqual(["First?", 5, "First?"]);
 		expect(withExchange(conversation, exchange("Second?", 9)).title).toBe("First?");
 		expect(displayTitle(newConversation("b", 1))).toBe("New conversation");
+	});
+
+	it("keep a selection only as long as the question sent it", () => {
+		const book = "All work and no play. ".repeat(20_000);
+		const kept = withExchange(newConversation("a", 1), { ...exchange("Why?", 5), selection: book });
+		expect(kept.exchanges[0]?.selection).toBe(book.slice(0, MAX_SELECTION_CHARS));
+		expect(withExchange(newConversation("b", 1), exchange("Why?", 5)).exchanges[0]?.selection).toBeNull();
 	});
 
 	it("keep the most recently used first, without empty ones, renamed and deleted by id", () => {
