@@ -388,10 +388,36 @@ async def test_a_table_row_answers_with_the_names_of_its_columns(
         ("मैं हर सुबह योग करता हूँ। फिर नाश्ता।", ["मैं हर सुबह योग करता हूँ।", "फिर नाश्ता।"]),
         ("هل هذا صحيح؟ نعم هو كذلك.", ["هل هذا صحيح؟", "نعم هو كذلك."]),
         ("یہ پہلا جملہ ہے۔ یہ دوسرا ہے۔", ["یہ پہلا جملہ ہے۔", "یہ دوسرا ہے۔"]),
+        # A full stop before a word in lower case ends an abbreviation.
+        (
+            "Nobody can decrypt your data, e.g. in a case of a warrant. Keep your key.",
+            ["Nobody can decrypt your data, e.g. in a case of a warrant.", "Keep your key."],
+        ),
+        (
+            "Не синхронизируйте (iCloud и т.п.) одновременно. Это важно.",
+            ["Не синхронизируйте (iCloud и т.п.) одновременно.", "Это важно."],
+        ),
     ],
 )
 def test_sentences_end_at_each_scripts_full_stop(paragraph: str, sentences: list[str]) -> None:
     assert [unit.text for unit in split_units(paragraph, "")] == sentences
+
+
+@pytest.mark.parametrize(
+    ("body", "texts"),
+    [
+        # Footnotes: the reference goes, the footnote's text is a sentence of its own.
+        (
+            "Add footnotes[^1] to a note.\n\n[^1]: This is a footnote.",
+            ["Add footnotes to a note.", "This is a footnote."],
+        ),
+        # A block's id, at the end of its line or on a line of its own, is no word of it.
+        ("- **Oceania**: Sydney, Australia ^geo", ["**Oceania**: Sydney, Australia"]),
+        ("Links work in callouts.\n^callout-links\n\nNext.", ["Links work in callouts.", "Next."]),
+    ],
+)
+def test_footnote_markup_and_block_ids_are_not_quoted(body: str, texts: list[str]) -> None:
+    assert [unit.text for unit in split_units(body, "")] == texts
 
 
 def test_a_sentence_introducing_code_or_a_list_keeps_it() -> None:

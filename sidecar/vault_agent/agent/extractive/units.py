@@ -46,7 +46,12 @@ _TABLE_RULE = re.compile(r"^\|?[\s:|-]+\|?$")
 _LINKS_ONLY = re.compile(
     r"(?:[\s,;|·/>›»→-]*(?:!?\[\[[^\]\n]*\]\]|!?\[[^\]\n]*\]\([^)\n]*\)))+[\s,;|·.-]*"
 )
-_BLOCK_ID = re.compile(r"\s\^[\w-]+\s*$")
+#: A block's id ("... Sydney ^geo-regions"), or a line holding only one (Obsidian reads it
+#: as the id of the block above).
+_BLOCK_ID = re.compile(r"(?:^|\s)\^[\w-]+\s*$")
+#: A footnote's reference ("footnotes[^1]") and the label opening its text ("[^1]: ...").
+_FOOTNOTE_REF = re.compile(r"\[\^[^\]\s]+\]")
+_FOOTNOTE_LABEL = re.compile(r"^\[\^[^\]\s]+\]:\s*")
 _COMMENT = re.compile(r"%%.*?%%|<!--.*?-->", re.DOTALL)
 #: Inline HTML notes use: code reads as code, a line break as a space, the rest as its text
 #: (any tag CommonMark reads as HTML goes: a `<video>` shows no words, nor does a `<number>`
@@ -215,7 +220,7 @@ def split_units(body: str, heading: str, table_header: str = "") -> list[Unit]:
         if in_code:
             code.append(raw.rstrip())
             continue
-        line = _BLOCK_ID.sub("", raw).strip()
+        line = _FOOTNOTE_LABEL.sub("", _BLOCK_ID.sub("", raw).strip())
         if not line.startswith("|"):
             table = None  # a table ends at the first line that is not one of its rows
         heading_line = atx_heading(line)
@@ -336,6 +341,10 @@ def sentences(text: str) -> list[str]:
     pieces: list[str] = []
     start = 0
     for end in cuts_outside_links(SENTENCE_END, text):
+        # A full stop before a word in lower case ends an abbreviation, not a sentence:
+        # "decrypt your data, e.g. in a case where...", "(iCloud, Dropbox, etc.) as this...".
+        if text[end.end() : end.end() + 1].islower():
+            continue
         if end.start() > start:
             pieces.append(text[start : end.start()])
             start = end.end()
@@ -348,6 +357,7 @@ def _as_read(text: str) -> str:
     and its inline HTML as its text; code shows what it holds as written ("not processed
     inside `<div>`", "type `[[` to link")."""
     text = _outside_code(WIKILINK, _link_text, text)
+    text = _outside_code(_FOOTNOTE_REF, lambda m: "", text)
     text = _outside_code(MARKDOWN_LINK, lambda m: "" if m.group("image") else m.group("text"), text)
     text = _outside_code(_HTML_CODE, lambda m: f"`{m.group(2)}`", text)
     text = _outside_code(_HTML_BREAK, lambda m: " ", text)
