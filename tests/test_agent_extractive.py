@@ -414,10 +414,25 @@ def test_sentences_end_at_each_scripts_full_stop(paragraph: str, sentences: list
         # A block's id, at the end of its line or on a line of its own, is no word of it.
         ("- **Oceania**: Sydney, Australia ^geo", ["**Oceania**: Sydney, Australia"]),
         ("Links work in callouts.\n^callout-links\n\nNext.", ["Links work in callouts.", "Next."]),
+        # What an image took out leaves no space before the full stop.
+        ("Open it with the palette ![icon](icon.svg).", ["Open it with the palette."]),
+        (
+            "Ouvrez les **Paramètres** : puis **Sync** !",
+            ["Ouvrez les **Paramètres** : puis **Sync** !"],
+        ),
     ],
 )
 def test_footnote_markup_and_block_ids_are_not_quoted(body: str, texts: list[str]) -> None:
     assert [unit.text for unit in split_units(body, "")] == texts
+
+
+def test_a_link_behind_an_icon_is_a_pointer_not_an_answer() -> None:
+    body = '- <span class="icon-app icon-notion"></span> [[Notion]]\n- Notion exports HTML.'
+    units = split_units(body, "Import")
+    assert [(unit.text, unit.navigation) for unit in units] == [
+        ("Notion", True),
+        ("Notion exports HTML.", False),
+    ]
 
 
 def test_a_sentence_introducing_code_or_a_list_keeps_it() -> None:

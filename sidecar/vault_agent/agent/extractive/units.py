@@ -49,6 +49,9 @@ _LINKS_ONLY = re.compile(
 #: A block's id ("... Sydney ^geo-regions"), or a line holding only one (Obsidian reads it
 #: as the id of the block above).
 _BLOCK_ID = re.compile(r"(?:^|\s)\^[\w-]+\s*$")
+#: A space left before a full stop or a comma by what reading took out ("with the Command
+#: palette ![icon](icon.svg)." reads "...palette ."). Not before ":;!?", which French spaces.
+_SPACE_BEFORE_STOP = re.compile(r"(?<=\S)\s+([.,])(?=\s|$)")
 #: A footnote's reference ("footnotes[^1]") and the label opening its text ("[^1]: ...").
 _FOOTNOTE_REF = re.compile(r"\[\^[^\]\s]+\]")
 _FOOTNOTE_LABEL = re.compile(r"^\[\^[^\]\s]+\]:\s*")
@@ -157,7 +160,7 @@ def split_units(body: str, heading: str, table_header: str = "") -> list[Unit]:
         row: bool = False,
     ) -> None:
         nonlocal intro
-        piece = " ".join(_as_read(piece).split())
+        piece = _SPACE_BEFORE_STOP.sub(r"\1", " ".join(_as_read(piece).split()))
         if piece and _TAGS_ONLY.sub("", piece).strip(" .,;:|-"):
             heading = HEADING_SEPARATOR.join(path)
             # A numbered item goes on the list of the one right before it, under one heading.
@@ -185,7 +188,7 @@ def split_units(body: str, heading: str, table_header: str = "") -> list[Unit]:
             return
         count = len(units)
         for sentence in sentences(" ".join(paragraph)):
-            add(sentence, navigation=bool(_LINKS_ONLY.fullmatch(sentence)))
+            add(sentence, navigation=_only_links(sentence))
         one_line = len(paragraph) == 1 and len(units) == count + 1
         text = units[-1].text if one_line else ""
         may_label, label = (count if one_line and _reads_as_label(text) else None), ""
@@ -242,7 +245,7 @@ def split_units(body: str, heading: str, table_header: str = "") -> list[Unit]:
             flush()
             content = line[item.end() :]
             opened = intro
-            navigation = bool(_LINKS_ONLY.fullmatch(content))
+            navigation = _only_links(content)
             numbered = line[:1].isdigit()
             add(content, navigation, labelled(), checkbox=item.group(1) or "", numbered=numbered)
             in_item = True
@@ -312,7 +315,7 @@ def _add_row(
     names its columns: "Maximum file size — Sync Standard: 5 MB; Sync Plus: 200 MB", where
     the row alone ("Maximum file size | 5 MB | 200 MB") would not say which value is whose."""
     plain = " | ".join(cell for cell in cells if cell)
-    navigation = bool(_LINKS_ONLY.fullmatch(plain))
+    navigation = _only_links(plain)
     if not columns or not any(columns):
         add(plain, navigation=navigation, under=under, row=True)
         return
@@ -332,6 +335,12 @@ def _reads_as_label(text: str) -> bool:
     """A line short enough, and ending in no punctuation, to name what follows it."""
     short = len(text.split()) <= LABEL_WORDS and wide_chars(text) <= LABEL_WIDE_CHARS
     return bool(text) and short and not text.endswith(_LABEL_ENDS)
+
+
+def _only_links(text: str) -> bool:
+    """True when `text` holds links and nothing else, inline HTML aside: an icon before a
+    link (`<span class="icon-notion"></span> [[Notion]]`) says nothing either."""
+    return bool(_LINKS_ONLY.fullmatch(HTML_TAG_RE.sub("", text).strip()))
 
 
 def sentences(text: str) -> list[str]:
