@@ -160,7 +160,8 @@ def split_units(body: str, heading: str, table_header: str = "") -> list[Unit]:
         row: bool = False,
     ) -> None:
         nonlocal intro
-        piece = _SPACE_BEFORE_STOP.sub(r"\1", " ".join(_as_read(piece).split()))
+        piece = " ".join(_as_read(piece).split())
+        piece = _outside_code(_SPACE_BEFORE_STOP, lambda m: m.group(1), piece)
         if piece and _TAGS_ONLY.sub("", piece).strip(" .,;:|-"):
             heading = HEADING_SEPARATOR.join(path)
             # A numbered item goes on the list of the one right before it, under one heading.
