@@ -126,6 +126,8 @@ def _walk(
                     continue
                 stat = entry.stat()  # follows a file symlink: we index what it points to
             except PermissionError as error:
+                if entry.is_symlink():
+                    continue  # what it points to can't be looked at; this folder can
                 # A folder that can be listed but not looked into (no search permission):
                 # what it holds is unknown, not gone.
                 _unreadable(root, prefix, error, problems)
