@@ -393,6 +393,11 @@ async def test_a_table_row_answers_with_the_names_of_its_columns(
             "Nobody can decrypt your data, e.g. in a case of a warrant. Keep your key.",
             ["Nobody can decrypt your data, e.g. in a case of a warrant.", "Keep your key."],
         ),
+        # ...but a name written in lower case first opens one.
+        (
+            "Works on Windows. macOS support is coming. iOS too.",
+            ["Works on Windows.", "macOS support is coming.", "iOS too."],
+        ),
         (
             "Не синхронизируйте (iCloud и т.п.) одновременно. Это важно.",
             ["Не синхронизируйте (iCloud и т.п.) одновременно.", "Это важно."],

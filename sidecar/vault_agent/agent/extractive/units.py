@@ -52,6 +52,8 @@ _BLOCK_ID = re.compile(r"(?:^|\s)\^[\w-]+\s*$")
 #: A space left before a full stop or a comma by what reading took out ("with the Command
 #: palette ![icon](icon.svg)." reads "...palette ."). Not before ":;!?", which French spaces.
 _SPACE_BEFORE_STOP = re.compile(r"(?<=\S)\s+([.,])(?=\s|$)")
+#: The word a sentence's cut is followed by (its letters).
+_WORD_AFTER = re.compile(r"[^\W\d_]+")
 #: A footnote's reference ("footnotes[^1]") and the label opening its text ("[^1]: ...").
 _FOOTNOTE_REF = re.compile(r"\[\^[^\]\s]+\]")
 _FOOTNOTE_LABEL = re.compile(r"^\[\^[^\]\s]+\]:\s*")
@@ -351,9 +353,10 @@ def sentences(text: str) -> list[str]:
     pieces: list[str] = []
     start = 0
     for end in cuts_outside_links(SENTENCE_END, text):
-        # A full stop before a word in lower case ends an abbreviation, not a sentence:
-        # "decrypt your data, e.g. in a case where...", "(iCloud, Dropbox, etc.) as this...".
-        if text[end.end() : end.end() + 1].islower():
+        # A full stop before a word all in lower case ends an abbreviation, not a sentence:
+        # "decrypt your data, e.g. in a case where..." ("iOS" and "macOS" may open one).
+        word = _WORD_AFTER.match(text, end.end())
+        if word and word.group().islower() and text[end.start() - 1] in SPACED_FULL_STOPS:
             continue
         if end.start() > start:
             pieces.append(text[start : end.start()])
