@@ -408,38 +408,6 @@ def test_sentences_end_at_each_scripts_full_stop(paragraph: str, sentences: list
     assert [unit.text for unit in split_units(paragraph, "")] == sentences
 
 
-@pytest.mark.parametrize(
-    ("body", "texts"),
-    [
-        # Footnotes: the reference goes, the footnote's text is a sentence of its own.
-        (
-            "Add footnotes[^1] to a note.\n\n[^1]: This is a footnote.",
-            ["Add footnotes to a note.", "This is a footnote."],
-        ),
-        # A block's id, at the end of its line or on a line of its own, is no word of it.
-        ("- **Oceania**: Sydney, Australia ^geo", ["**Oceania**: Sydney, Australia"]),
-        ("Links work in callouts.\n^callout-links\n\nNext.", ["Links work in callouts.", "Next."]),
-        # What an image took out leaves no space before the full stop.
-        ("Open it with the palette ![icon](icon.svg).", ["Open it with the palette."]),
-        (
-            "Ouvrez les **Paramètres** : puis **Sync** !",
-            ["Ouvrez les **Paramètres** : puis **Sync** !"],
-        ),
-    ],
-)
-def test_footnote_markup_and_block_ids_are_not_quoted(body: str, texts: list[str]) -> None:
-    assert [unit.text for unit in split_units(body, "")] == texts
-
-
-def test_a_link_behind_an_icon_is_a_pointer_not_an_answer() -> None:
-    body = '- <span class="icon-app icon-notion"></span> [[Notion]]\n- Notion exports HTML.'
-    units = split_units(body, "Import")
-    assert [(unit.text, unit.navigation) for unit in units] == [
-        ("Notion", True),
-        ("Notion exports HTML.", False),
-    ]
-
-
 def test_a_sentence_introducing_code_or_a_list_keeps_it() -> None:
     body = (
         "To add an icon, call addIcon() from onload:\n\n```ts\nthis.addIcon('dice', svg);\n```"
@@ -1000,6 +968,27 @@ READ_AS_SHOWN = {
         "不过可以备份。See [[FAQ#Is it free? Yes|the FAQ]] first. Run `git add . ` next.\n",
         ["我们不建议同时使用。", "不过可以备份。", "See the FAQ first.", "Run `git add . ` next."],
     ),
+    # The reference goes; the footnote's text is a sentence of its own.
+    "a footnote's markup is no word of it": (
+        "Add footnotes[^1] to a note.\n\n[^1]: This is a footnote.",
+        ["Add footnotes to a note.", "This is a footnote."],
+    ),
+    "a block id at a line's end is no word of it": (
+        "- **Oceania**: Sydney, Australia ^geo",
+        ["**Oceania**: Sydney, Australia"],
+    ),
+    "a block id on a line of its own is no line": (
+        "Links work in callouts.\n^callout-links\n\nNext.",
+        ["Links work in callouts.", "Next."],
+    ),
+    "what an image took out leaves no space before a full stop": (
+        "Open it with the palette ![icon](icon.svg).",
+        ["Open it with the palette."],
+    ),
+    "the space French writes before : and ! stays": (
+        "Ouvrez les **Paramètres** : puis **Sync** !",
+        ["Ouvrez les **Paramètres** : puis **Sync** !"],
+    ),
 }
 
 
@@ -1009,14 +998,24 @@ def test_a_quote_reads_as_obsidian_shows_the_note(case: str) -> None:
     assert [u.text for u in split_units(body, "")] == quoted
 
 
-def test_a_trail_of_links_over_a_page_is_navigation_not_an_answer() -> None:
-    body = "[`Plugin`](Plugin) › [`addIcon`](Plugin/addIcon)\n\nAdds an icon. See [[Icons]].\n"
-    units = split_units(body, "")
-    assert [(u.text, u.navigation) for u in units] == [
-        ("`Plugin` › `addIcon`", True),
-        ("Adds an icon.", False),
-        ("See Icons.", False),
-    ]
+@pytest.mark.parametrize(
+    ("body", "read"),
+    [
+        (
+            "[`Plugin`](Plugin) › [`addIcon`](Plugin/addIcon)\n\nAdds an icon. See [[Icons]].\n",
+            [("`Plugin` › `addIcon`", True), ("Adds an icon.", False), ("See Icons.", False)],
+        ),
+        # A link behind an icon's inline HTML points elsewhere just as well.
+        (
+            '- <span class="icon-app icon-notion"></span> [[Notion]]\n- Notion exports HTML.',
+            [("Notion", True), ("Notion exports HTML.", False)],
+        ),
+    ],
+)
+def test_a_trail_of_links_over_a_page_is_navigation_not_an_answer(
+    body: str, read: list[tuple[str, bool]]
+) -> None:
+    assert [(u.text, u.navigation) for u in split_units(body, "")] == read
 
 
 #: A changelog: one note per release, alike in words, told apart by their versions only.

@@ -819,29 +819,6 @@ def _scandir_refusing_stat(refused: Callable[[str], bool]) -> Callable[[str], ob
     return scandir
 
 
-def test_a_folder_that_can_be_listed_but_not_looked_into_keeps_its_notes(
-    tmp_path: Path, embedder: MiniLmEmbedder, sparse: Bm25Encoder, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """`chmod a-x Shared`: its names can be read, not their sizes; its notes were reported
-    removed, with no word of why."""
-    vault = tmp_path / "vault"
-    (vault / "Shared").mkdir(parents=True)
-    (vault / "Shared" / "Plan.md").write_text("The zanzibarword plan.\n", encoding="utf-8")
-    (vault / "Other.md").write_text("Nothing to see.\n", encoding="utf-8")
-    settings = api_settings(vault, tmp_path)
-    with VaultIndex(settings, embedder=embedder, sparse=sparse) as index:
-        index.indexer.sync()
-        listed_only = _scandir_refusing_stat(lambda path: Path(path).name == "Shared")
-        monkeypatch.setattr("vault_agent.vault.files.os.scandir", listed_only)
-        report = index.indexer.sync()
-        status = statuses(index)
-        assert report.deleted == 0
-        assert status["Shared/"].reason == "folder can't be read: Permission denied"
-        assert index.searcher.search("zanzibarword", limit=1, mode="sparse")[0].file == (
-            "Shared/Plan.md"
-        )
-
-
 def test_a_vault_folder_gone_or_unreadable_stops_the_sync_and_deletes_nothing(
     tmp_path: Path, embedder: MiniLmEmbedder, sparse: Bm25Encoder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -864,8 +841,34 @@ def test_a_vault_folder_gone_or_unreadable_stops_the_sync_and_deletes_nothing(
         assert "Plan.md" in index.store.file_states()
 
 
+def _scandir_refusing_list(refused: Callable[[str], bool]) -> Callable[[str], object]:
+    """`os.scandir`, refusing to list the folders `refused` names."""
+    real_scandir = os.scandir
+
+    def scandir(path: str) -> object:
+        if refused(path):
+            raise PermissionError(13, "Permission denied", path)
+        return real_scandir(path)
+
+    return scandir
+
+
+@pytest.mark.parametrize(
+    "refusing",
+    [
+        _scandir_refusing_list,
+        # `chmod a-x Shared`: its names can be read, not their sizes; its notes were reported
+        # removed, with no word of why.
+        _scandir_refusing_stat,
+    ],
+    ids=["not listed", "listed but not looked into"],
+)
 def test_a_folder_that_cannot_be_read_is_reported_and_its_notes_kept(
-    tmp_path: Path, embedder: MiniLmEmbedder, sparse: Bm25Encoder, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
+    embedder: MiniLmEmbedder,
+    sparse: Bm25Encoder,
+    monkeypatch: pytest.MonkeyPatch,
+    refusing: Callable[[Callable[[str], bool]], Callable[[str], object]],
 ) -> None:
     """Unreadable for a while (permissions, a network share away): what it holds is unknown,
     not deleted. The refusal is the operating system's: simulated, since root reads all."""
@@ -877,13 +880,8 @@ def test_a_folder_that_cannot_be_read_is_reported_and_its_notes_kept(
     with VaultIndex(settings, embedder=embedder, sparse=sparse) as index:
         index.indexer.sync()
         real_scandir = os.scandir
-
-        def refusing(path: str) -> Iterator[os.DirEntry[str]]:
-            if Path(path).name == "Shared":
-                raise PermissionError(13, "Permission denied", path)
-            return real_scandir(path)
-
-        monkeypatch.setattr("vault_agent.vault.files.os.scandir", refusing)
+        scandir = refusing(lambda path: Path(path).name == "Shared")
+        monkeypatch.setattr("vault_agent.vault.files.os.scandir", scandir)
         report = index.indexer.sync()
         status = statuses(index)
         assert status["Shared/"].state == "skipped"
